@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One target per concern; see README.md ("Layout") for what each holds and why each dependency is here.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "stepd",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "stepd", targets: ["stepd"]),
+        .executable(name: "stepctl", targets: ["stepctl"]),
+        .executable(name: "stepbench", targets: ["stepbench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        // C: only what Swift cannot do (ioctl structs, libi2c, libgpiod).
+        .target(name: "CStepdShim", linkerSettings: [.linkedLibrary("i2c"), .linkedLibrary("gpiod")]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // Shared vocabulary (samples, activity kinds, sensor health).
+        .target(name: "StepdModel", swiftSettings: strict),
+        // Foundation-free JSON with hard limits (depth, size, number range).
+        .target(name: "StepJSON", swiftSettings: strict),
+        // Linux i2c-dev and GPIO behind typed Swift errors; the I2CBus protocol the drivers use.
+        .target(name: "SensorBus", dependencies: ["CStepdShim", "StepdModel"], swiftSettings: strict),
+        // One table + driver per chip, probe, FIFO bursts, recovery supervisor.
+        .target(name: "SensorChips", dependencies: ["SensorBus", "StepdModel"], swiftSettings: strict),
+        // Register-level emulations of the chips behind I2CBus, fed by recordings.
+        .target(name: "ChipEmulation", dependencies: ["SensorBus", "SensorChips", "StepdModel"], swiftSettings: strict),
+        // Board files: parsing and validation.
+        .target(name: "Boards", dependencies: ["StepdModel"], swiftSettings: strict),
+        // The shared t,x,y,z recording format (plain or gzip), read and write.
+        .target(name: "Recordings", dependencies: ["CZlib", "StepdModel"], swiftSettings: strict),
+        // Pure motion core: step detector, activity classifier, stride model, reference algorithm.
+        .target(name: "MotionCore", dependencies: ["StepdModel"], swiftSettings: strict),
+        // Pure ledger: records, encoding, checksums, queries, source merging, sync anchors.
+        .target(name: "Ledger", dependencies: ["StepdModel"], swiftSettings: strict),
+        // Ledger files on disk: append + fdatasync, recovery, rotation, pruning, backlog.
+        .target(name: "LedgerStore", dependencies: ["Ledger", "StepdModel"], swiftSettings: strict),
+        // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
+        .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
+        // Unix socket server (poll-driven, bounded queues, peer credentials) and client.
+        .target(name: "StepSocket", dependencies: ["StepJSON", "StepProtocol"], swiftSettings: strict),
+        // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
+        .target(name: "StepdAgent", dependencies: [
+            "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
+            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket",
+        ], swiftSettings: strict),
+
+        .executableTarget(name: "stepd", dependencies: [
+            "StepdAgent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "stepctl", dependencies: [
+            "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
+            "LedgerStore", "Boards", "StepdAgent",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "stepbench", dependencies: [
+            "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
+            "StepSocket", "SensorChips", "ChipEmulation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+
+        .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
+    ]
+)

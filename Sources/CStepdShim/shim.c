@@ -1,0 +1,2 @@
+#include "stepd_shim.h"
+int stepd_shim_placeholder(void) { return 0; }

@@ -1,0 +1,2 @@
+import StepdAgent
+print("stepd placeholder")

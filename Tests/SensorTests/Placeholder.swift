@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderSensorTests() { #expect(1 + 1 == 2) }
