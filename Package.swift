@@ -43,7 +43,7 @@ let package = Package(
         // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
         .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // Unix socket server (poll-driven, bounded queues, peer credentials) and client.
-        .target(name: "StepSocket", dependencies: ["StepJSON", "StepProtocol"], swiftSettings: strict),
+        .target(name: "StepSocket", dependencies: ["CStepdShim", "StepJSON", "StepProtocol", "StepdModel"], swiftSettings: strict),
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
             "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",

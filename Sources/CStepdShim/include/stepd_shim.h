@@ -1,4 +1,5 @@
 #ifndef STEPD_SHIM_H
 #define STEPD_SHIM_H
-int stepd_shim_placeholder(void);
+/* Umbrella header: each concern has its own header. */
+#include "stepd_posix.h"
 #endif

@@ -1,2 +1,0 @@
-#include "stepd_shim.h"
-int stepd_shim_placeholder(void) { return 0; }
