@@ -46,16 +46,16 @@ let package = Package(
         .target(name: "StepSocket", dependencies: ["CStepdShim", "StepJSON", "StepProtocol", "StepdModel"], swiftSettings: strict),
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
-            "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
+            "CStepdShim", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
             "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket",
         ], swiftSettings: strict),
 
-        .executableTarget(name: "stepd", dependencies: [
-            "StepdAgent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        // No ArgumentParser here: it links FoundationEssentials (+6 MB RSS measured); the daemon's
+        // flags are parsed by `AgentOptions.parse` instead.
+        .executableTarget(name: "stepd", dependencies: ["StepdAgent"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
-            "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
-            "LedgerStore", "Boards", "StepdAgent",
+            "CZlib", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
+            "LedgerStore", "Boards",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
@@ -68,6 +68,6 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket"], swiftSettings: strict),
-        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
     ]
 )

@@ -6,6 +6,19 @@ struct StepCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stepctl",
         abstract: "Ask the stepd agent about steps and activity, and work with its files.",
-        subcommands: []
+        discussion: """
+            The agent is reached through its Unix socket: --socket PATH (before or after the \
+            subcommand), else $STEPD_SOCKET, else the per-user default, else /run/stepd/stepd.sock.
+            Every agent command prints a table, or one JSON object with --json.
+            """,
+        subcommands: [
+            StatusCommand.self, TodayCommand.self, StepsCommand.self, HistoryCommand.self, StatsCommand.self,
+            ActivityCommand.self, WatchCommand.self, SamplesCommand.self, SyncCommand.self,
+            AnalyzeCommand.self, LedgerCommand.self, RecordCommand.self, BundleCommand.self,
+        ]
     )
+
+    /// Accepted before the subcommand (`stepctl --socket PATH status`); subcommands read it
+    /// through `@ParentCommand`.
+    @OptionGroup var connection: ConnectionOptions
 }

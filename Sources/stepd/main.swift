@@ -1,2 +1,5 @@
+import Glibc
 import StepdAgent
-print("stepd placeholder")
+
+exit(AgentLauncher.main(arguments: Array(CommandLine.arguments.dropFirst()),
+                        environment: AgentLauncher.processEnvironment()))

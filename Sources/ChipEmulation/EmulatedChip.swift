@@ -1,0 +1,78 @@
+import SensorBus
+import StepdModel
+
+/// A register-level chip on an `EmulatedI2CBus`.
+public protocol EmulatedChip: AnyObject {
+    var model: ChipModel { get }
+    var address: UInt8 { get }
+    /// Write of the register pointer then read, as one transaction.
+    func read(pointer: UInt8, count: Int) -> [UInt8]
+    /// Register pointer followed by data bytes.
+    func write(_ bytes: [UInt8])
+    /// Produce every sample due up to `time` (the bus calls this before each transaction and
+    /// before applying a scheduled fault).
+    func advance(to time: Double)
+
+    // Fault injection.
+    /// Power glitch: registers go back to their reset values, the FIFO empties.
+    func powerGlitch()
+    /// Fill the FIFO past capacity now.
+    func forceOverflow()
+    /// WHO_AM_I reads this instead of the real value while set.
+    var identityOverride: UInt8? { get set }
+    /// A plausible wrong WHO_AM_I (a sibling part).
+    var wrongIdentity: UInt8 { get }
+    /// The raw register file, for tests that check what the driver wrote.
+    func register(_ register: UInt8) -> UInt8
+    /// Samples produced since creation (FIFO or not).
+    var samplesProduced: Int { get }
+}
+
+/// Produces samples on a fixed grid at the chip's current rate, from a looped recording.
+struct SampleProducer {
+    var player: RecordingPlayer
+    /// Time of the last sample produced (or of the last restart of the grid).
+    var lastSampleTime: Double
+    var produced = 0
+
+    init(samples: [AccelSample], now: Double) {
+        player = RecordingPlayer(samples: samples)
+        lastSampleTime = now
+    }
+
+    /// Calls `emit` for each sample due up to `time` at `rate` (none when rate is 0). When more
+    /// than `keep` are due, only the last `keep` are generated (older ones would be overwritten
+    /// anyway); `skipped` tells how many were not.
+    mutating func run(until time: Double, rate: Double, keep: Int,
+                      emit: (_ value: (x: Double, y: Double, z: Double), _ skipped: Int) -> Void) {
+        guard rate > 0 else {
+            lastSampleTime = max(lastSampleTime, time)
+            return
+        }
+        let period = 1 / rate
+        var due = Int(((time - lastSampleTime) / period + 1e-9).rounded(.down))
+        guard due > 0 else { return }
+        var skipped = 0
+        if due > keep + 1 {
+            skipped = due - (keep + 1)
+            lastSampleTime += Double(skipped) * period
+            due = keep + 1
+        }
+        for i in 0..<due {
+            lastSampleTime += period
+            produced += 1
+            emit(player.value(at: lastSampleTime), i == 0 ? skipped : 0)
+        }
+        produced += skipped
+    }
+
+    /// Restart the grid (rate change, wake-up).
+    mutating func restart(at time: Double) { lastSampleTime = max(lastSampleTime, time) }
+}
+
+/// Rounds `g * countsPerG` into a signed integer of `bits` bits, saturating like the chip.
+func saturatedCounts(_ g: Double, countsPerG: Double, bits: Int) -> Int {
+    let limit = Double(1 << (bits - 1))
+    let value = (g * countsPerG).rounded()
+    return Int(max(-limit, min(limit - 1, value)))
+}

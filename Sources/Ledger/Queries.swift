@@ -1,0 +1,218 @@
+import StepdModel
+
+/// CMPedometer-style totals for a range.
+public struct PedometerData: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var steps: Double
+    public var distance: Double
+    /// Steps per source id after merging (empty unless asked for).
+    public var stepsBySource: [String: Double]
+}
+
+/// Bucket length of a statistics collection (HKStatisticsCollectionQuery's interval components).
+public struct BucketInterval: Sendable, Equatable {
+    public enum Unit: String, Sendable, Equatable { case minute, hour, day }
+    public var unit: Unit
+    public var count: Int
+
+    public init(_ unit: Unit, count: Int = 1) {
+        self.unit = unit
+        self.count = count
+    }
+
+    public static func minutes(_ n: Int) -> BucketInterval { BucketInterval(.minute, count: n) }
+    public static func hours(_ n: Int) -> BucketInterval { BucketInterval(.hour, count: n) }
+    public static func days(_ n: Int) -> BucketInterval { BucketInterval(.day, count: n) }
+}
+
+public struct StatisticsBucket: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var steps: Double
+    public var distance: Double
+    public var stepsBySource: [String: Double]
+}
+
+/// Sum over a range plus min/max/average of the per-bucket sums.
+public struct RangeStatistics: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var steps: Double
+    public var distance: Double
+    public var bucketCount: Int
+    public var minimumSteps: Double
+    public var maximumSteps: Double
+    public var averageSteps: Double
+    public var stepsBySource: [String: Double]
+}
+
+/// A stretch of one activity, from the detector's records.
+public struct ActivitySegment: Sendable, Equatable {
+    public var activity: ActivityKind
+    public var start: Double
+    public var end: Double
+    public var steps: Int
+}
+
+public enum LedgerQueryError: Error, Sendable, Equatable, CustomStringConvertible {
+    case emptyRange(from: Double, to: Double)
+    case badBucket(String)
+    case tooManyBuckets(Int)
+
+    public var description: String {
+        switch self {
+        case .emptyRange(let from, let to): return "range end \(to) must be after its start \(from)"
+        case .badBucket(let reason): return "bad bucket interval: \(reason)"
+        case .tooManyBuckets(let count): return "\(count) buckets requested; at most \(LedgerQueries.maximumBuckets) per query, use a larger interval or a shorter range"
+        }
+    }
+}
+
+/// Pure queries over ledger samples (records plus the live, unsaved steps).
+public enum LedgerQueries {
+    public static let maximumBuckets = 100_000
+    /// Gap that ends an activity segment even when the activity stays the same.
+    public static let segmentGap: Double = 300
+
+    public static func pedometer<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter = .init(),
+                                              priority: SourcePriority = .init(), splitBySource: Bool = false)
+    throws(LedgerQueryError) -> PedometerData where S.Element == StepRecord {
+        guard to > from else { throw .emptyRange(from: from, to: to) }
+        var result = PedometerData(start: from, end: to, steps: 0, distance: 0, stepsBySource: [:])
+        for piece in SampleMerging.pieces(samples, from: from, to: to, filter: filter, priority: priority) {
+            result.steps += piece.steps
+            result.distance += piece.distance
+            if splitBySource { result.stepsBySource[piece.sourceId, default: 0] += piece.steps }
+        }
+        return result
+    }
+
+    /// [local midnight, next local midnight) around `now`.
+    public static func todayRange(now: Double, timeZone: TimeZoneRule) -> (start: Double, end: Double) {
+        let start = timeZone.startOfLocalDay(containing: now)
+        let local = start + Double(timeZone.offset(at: start))
+        let next = timeZone.utc(fromLocal: (local / 86400).rounded() * 86400 + 86400)
+        return (start, next)
+    }
+
+    /// Bucket boundaries covering [from, to), aligned to `anchor`. Minute and hour buckets
+    /// are fixed lengths of elapsed time; day buckets follow the local calendar, so a day is
+    /// 23 or 25 hours long across a DST change.
+    public static func bucketBoundaries(from: Double, to: Double, anchor: Double, interval: BucketInterval,
+                                        timeZone: TimeZoneRule) throws(LedgerQueryError) -> [Double] {
+        guard to > from else { throw .emptyRange(from: from, to: to) }
+        guard interval.count >= 1, interval.count <= 100_000 else { throw .badBucket("count \(interval.count) must be 1...100000") }
+        var boundaries: [Double] = []
+        switch interval.unit {
+        case .minute, .hour:
+            let length = Double(interval.count) * (interval.unit == .minute ? 60 : 3600)
+            let first = ((from - anchor) / length).rounded(.down)
+            let count = Int(((to - anchor) / length).rounded(.up) - first)
+            guard count <= maximumBuckets else { throw .tooManyBuckets(count) }
+            boundaries.reserveCapacity(count + 1)
+            for k in 0...count { boundaries.append(anchor + (first + Double(k)) * length) }
+        case .day:
+            let length = Double(interval.count) * 86400
+            let anchorLocal = anchor + Double(timeZone.offset(at: anchor))
+            let fromLocal = from + Double(timeZone.offset(at: from))
+            var k = ((fromLocal - anchorLocal) / length).rounded(.down)
+            while timeZone.utc(fromLocal: anchorLocal + k * length) > from { k -= 1 }
+            var boundary = timeZone.utc(fromLocal: anchorLocal + k * length)
+            boundaries.append(boundary)
+            while boundary < to {
+                k += 1
+                boundary = timeZone.utc(fromLocal: anchorLocal + k * length)
+                boundaries.append(boundary)
+                guard boundaries.count <= maximumBuckets + 1 else { throw .tooManyBuckets(boundaries.count) }
+            }
+        }
+        return boundaries
+    }
+
+    /// HKStatisticsCollectionQuery: merged samples in [from, to) summed into buckets; a
+    /// piece that crosses a boundary is split by time.
+    public static func collection<S: Sequence>(_ samples: S, from: Double, to: Double, anchor: Double,
+                                               interval: BucketInterval, timeZone: TimeZoneRule,
+                                               filter: SampleFilter = .init(), priority: SourcePriority = .init(),
+                                               splitBySource: Bool = false)
+    throws(LedgerQueryError) -> [StatisticsBucket] where S.Element == StepRecord {
+        let boundaries = try bucketBoundaries(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone)
+        var buckets: [StatisticsBucket] = []
+        buckets.reserveCapacity(boundaries.count - 1)
+        for index in 0..<(boundaries.count - 1) {
+            buckets.append(StatisticsBucket(start: boundaries[index], end: boundaries[index + 1], steps: 0, distance: 0,
+                                            stepsBySource: [:]))
+        }
+        let pieces = SampleMerging.pieces(samples, from: from, to: to, filter: filter, priority: priority)
+        var bucket = 0
+        for piece in pieces {
+            // Pieces are sorted by start, so the bucket cursor only moves forward.
+            while bucket + 1 < buckets.count && buckets[bucket].end <= piece.start { bucket += 1 }
+            if piece.end <= piece.start {
+                add(piece.steps, piece.distance, piece.sourceId, to: &buckets[bucket], split: splitBySource)
+                continue
+            }
+            var index = bucket
+            let length = piece.end - piece.start
+            while index < buckets.count && buckets[index].start < piece.end {
+                let overlap = min(piece.end, buckets[index].end) - max(piece.start, buckets[index].start)
+                if overlap > 0 {
+                    let share = overlap / length
+                    add(piece.steps * share, piece.distance * share, piece.sourceId, to: &buckets[index], split: splitBySource)
+                }
+                index += 1
+            }
+        }
+        return buckets
+    }
+
+    private static func add(_ steps: Double, _ distance: Double, _ source: String, to bucket: inout StatisticsBucket, split: Bool) {
+        bucket.steps += steps
+        bucket.distance += distance
+        if split { bucket.stepsBySource[source, default: 0] += steps }
+    }
+
+    /// Sum over [from, to) and min/max/average of the per-bucket sums (e.g. average daily steps).
+    public static func statistics<S: Sequence>(_ samples: S, from: Double, to: Double, interval: BucketInterval,
+                                               timeZone: TimeZoneRule, filter: SampleFilter = .init(),
+                                               priority: SourcePriority = .init(), splitBySource: Bool = false)
+    throws(LedgerQueryError) -> RangeStatistics where S.Element == StepRecord {
+        let buckets = try collection(samples, from: from, to: to, anchor: from, interval: interval, timeZone: timeZone,
+                                     filter: filter, priority: priority, splitBySource: splitBySource)
+        var result = RangeStatistics(start: from, end: to, steps: 0, distance: 0, bucketCount: buckets.count,
+                                     minimumSteps: .infinity, maximumSteps: 0, averageSteps: 0, stepsBySource: [:])
+        for bucket in buckets {
+            result.steps += bucket.steps
+            result.distance += bucket.distance
+            result.minimumSteps = min(result.minimumSteps, bucket.steps)
+            result.maximumSteps = max(result.maximumSteps, bucket.steps)
+            for (source, steps) in bucket.stepsBySource { result.stepsBySource[source, default: 0] += steps }
+        }
+        if buckets.isEmpty { result.minimumSteps = 0 }
+        result.averageSteps = buckets.isEmpty ? 0 : result.steps / Double(buckets.count)
+        return result
+    }
+
+    /// Activity history from one source's records (this device's detector by default):
+    /// consecutive records of one activity merge into a segment until the activity changes
+    /// or a gap longer than `segmentGap` passes. Clipped to [from, to).
+    public static func activityHistory<S: Sequence>(_ samples: S, from: Double, to: Double, sourceKind: SourceKind = .detector)
+    throws(LedgerQueryError) -> [ActivitySegment] where S.Element == StepRecord {
+        guard to > from else { throw .emptyRange(from: from, to: to) }
+        let records = samples.filter { !$0.isTombstone && $0.source.kind == sourceKind && $0.end >= from && $0.start < to }
+            .sorted(by: SampleIndex.order)
+        var segments: [ActivitySegment] = []
+        for record in records {
+            let start = max(record.start, from), end = min(record.end, to)
+            if var last = segments.last, last.activity == record.activity, start - last.end <= segmentGap {
+                last.end = max(last.end, end)
+                last.steps += record.steps
+                segments[segments.count - 1] = last
+            } else {
+                segments.append(ActivitySegment(activity: record.activity, start: start, end: end, steps: record.steps))
+            }
+        }
+        return segments
+    }
+}

@@ -1,0 +1,57 @@
+import Ledger
+
+/// Naming and reading of the ledger directory, shared by the service (which repairs) and
+/// the verifier (which only reports).
+public enum LedgerFiles {
+    public static let directoryName = "ledger"
+    public static let fileSuffix = ".steps"
+    public static let anchorFileName = "sync-anchor"
+
+    /// One file per UTC day of the record start: "2024-06-10.steps".
+    public static func fileName(day: Int) -> String { CivilCalendar.isoDate(days: day) + fileSuffix }
+
+    public static func day(ofFileName name: String) -> Int? {
+        guard name.hasSuffix(fileSuffix) else { return nil }
+        return CivilCalendar.parseISODate(String(name.dropLast(fileSuffix.count)))
+    }
+
+    public static func day(of record: StepRecord) -> Int { CivilCalendar.dayNumber(utcSeconds: floorDiv(record.startMs, 1000)) }
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+
+    public static func isDamagedCopy(_ name: String) -> Bool { name.contains(fileSuffix + ".damaged-") }
+
+    public struct ScannedFile {
+        public var day: Int
+        public var name: String
+        public var size: Int
+        public var scan: LedgerFileScan
+    }
+
+    /// Reads and scans every day file, oldest first. Nothing is modified.
+    public static func scanAll(directory: String, names: [String], fileSystem: any LedgerFileSystem)
+    throws(FileSystemError) -> [ScannedFile] {
+        var result: [ScannedFile] = []
+        for name in names.sorted() {
+            guard let day = day(ofFileName: name) else { continue }
+            let bytes = try fileSystem.readFile(directory + "/" + name)
+            result.append(ScannedFile(day: day, name: name, size: bytes.count, scan: LedgerFileScan(bytes: bytes)))
+        }
+        return result
+    }
+
+    /// "A1 <anchor> <crc32c>\n": the acknowledged sync anchor, replaced atomically.
+    public static func encodeAnchor(_ anchor: UInt64) -> [UInt8] {
+        let body = Array("A1 \(anchor)".utf8)
+        let crc = String(CRC32C.checksum(body), radix: 16)
+        return body + Array((" " + String(repeating: "0", count: 8 - crc.count) + crc + "\n").utf8)
+    }
+
+    public static func decodeAnchor(_ bytes: [UInt8]) -> UInt64? {
+        guard bytes.last == 0x0A else { return nil }
+        let parts = String(decoding: bytes.dropLast(), as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "A1", let anchor = UInt64(parts[1]), let crc = UInt32(parts[2], radix: 16),
+              CRC32C.checksum(Array("A1 \(anchor)".utf8)) == crc else { return nil }
+        return anchor
+    }
+}

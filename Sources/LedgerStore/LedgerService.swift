@@ -1,0 +1,533 @@
+import Ledger
+import StepdModel
+
+/// The agent's ledger: detector steps in, checkpointed records out to day files, queries over
+/// records plus the live steps. Single-threaded like the agent's loop; never reads a clock.
+public final class LedgerService {
+    public let directory: String
+    private let options: LedgerOptions
+    private let logger: EventLogger
+    private let fs: any LedgerFileSystem
+    private var deviceSource: SampleSource { SampleSource(id: options.deviceSourceId, kind: .detector) }
+
+    /// Accepted records and tombstones in sequence order (durable ones first, then backlog).
+    private var log: [StepRecord] = []
+    private var samples = SampleIndex()
+    private var deleted = Set<UInt64>()
+    private struct DayFile { var size: Int; var maxSequence: UInt64 }
+    private var files: [Int: DayFile] = [:]
+    /// Records not yet on disk, a suffix of `log`.
+    private var backlog: [StepRecord] = []
+    private var nextSequence: UInt64 = 1
+    private var ackedAnchor: UInt64 = 0
+    private var directoryNeedsSync = false
+
+    private struct Pending {
+        var start: Double
+        var end: Double
+        var steps: Int
+        var distance: Double
+        var activity: ActivityKind
+        var unsavedSince: Double
+    }
+    private var pending: Pending?
+    private var activity: ActivityKind = .unknown
+    private var activityStart: Double?
+    /// Detector records must not overlap, so new steps never go before this.
+    private var lastDetectorEndMs: Int64 = .min
+
+    private var degradedMessage: String?
+    private var nextRetry: Double?
+    /// `now` of the last append that reached the disk.
+    public private(set) var lastCheckpointTime: Double?
+
+    // MARK: start-up
+
+    public init(stateDirectory: String, options: LedgerOptions, logger: EventLogger) throws(LedgerError) {
+        guard SampleSource.isValidId(options.deviceSourceId) else {
+            throw .invalidOptions("deviceSourceId '\(options.deviceSourceId)' must be 1-64 characters of A-Z a-z 0-9 . _ - : @")
+        }
+        guard options.retentionDays >= 1, options.diskCapBytes > 0, options.hardDiskCapBytes >= options.diskCapBytes,
+              options.maximumBacklogRecords >= 1, options.retryInterval > 0 else {
+            throw .invalidOptions("retentionDays >= 1, 0 < diskCapBytes <= hardDiskCapBytes, maximumBacklogRecords >= 1, retryInterval > 0")
+        }
+        self.directory = stateDirectory + "/" + LedgerFiles.directoryName
+        self.options = options
+        self.logger = logger
+        self.fs = options.fileSystem
+        do throws(FileSystemError) {
+            try fs.makeDirectory(stateDirectory)
+            try fs.makeDirectory(directory)
+        } catch {
+            degrade("cannot create the ledger directory: \(error); steps are kept in memory until it can be written", now: nil)
+        }
+        try load()
+    }
+
+    private func load() throws(LedgerError) {
+        let names: [String]
+        do throws(FileSystemError) {
+            names = try fs.listDirectory(directory) ?? []
+        } catch {
+            throw .fileSystem(error)
+        }
+        let present = Set(names)
+        var dayNames = names
+        // A repair writes "X.steps.tmp" in full before renaming; finish or drop a half-done one.
+        for name in names where name.hasSuffix(LedgerFiles.fileSuffix + ".tmp") {
+            let target = String(name.dropLast(4))
+            do throws(FileSystemError) {
+                if present.contains(target) {
+                    try fs.remove(directory + "/" + name)
+                } else {
+                    try fs.rename(directory + "/" + name, to: directory + "/" + target)
+                    dayNames.append(target)
+                    logger.warning("ledger: finished an interrupted repair of \(target)")
+                }
+            } catch {
+                degrade("cannot finish the repair of \(target): \(error)", now: nil)
+            }
+        }
+        let scanned: [LedgerFiles.ScannedFile]
+        do throws(FileSystemError) {
+            scanned = try LedgerFiles.scanAll(directory: directory, names: dayNames, fileSystem: fs)
+        } catch {
+            throw .fileSystem(error)
+        }
+        let integrity = LedgerIntegrity.check(scanned.flatMap { $0.scan.records.map(\.record) })
+        let refused = Set(integrity.duplicates.map(\.sequence))
+        var highest: UInt64 = integrity.duplicates.map(\.sequence).max() ?? 0
+        for file in scanned {
+            let kept = file.scan.records.filter { !refused.contains($0.record.sequence) }
+            let refusedHere = file.scan.records.count - kept.count
+            var size = file.scan.validLength
+            if file.scan.isDamaged || refusedHere > 0 {
+                size = repair(file, keeping: kept.map(\.record), refused: refusedHere, names: present)
+            } else if file.scan.hasTornTail {
+                let path = directory + "/" + file.name
+                do throws(FileSystemError) {
+                    try fs.truncate(path, to: file.scan.validLength)
+                    logger.notice("ledger: \(file.name): cut a torn tail of \(file.scan.tornTailBytes) byte(s) (\(file.scan.tailProblems.first?.reason ?? "incomplete record")); kept \(kept.count) record(s)")
+                } catch {
+                    // The next append cuts it (it writes at the last good boundary).
+                    degrade("cannot cut the torn tail of \(file.name): \(error)", now: nil)
+                }
+            }
+            let maxSequence = kept.map(\.record.sequence).max() ?? 0
+            highest = max(highest, maxSequence)
+            files[file.day] = DayFile(size: size, maxSequence: maxSequence)
+        }
+        log = integrity.accepted.sorted { $0.sequence < $1.sequence }
+        for record in log where record.isTombstone { deleted.insert(record.deletes) }
+        samples = SampleIndex(log.filter { !$0.isTombstone && !deleted.contains($0.sequence) })
+        for record in log where record.source == deviceSource { lastDetectorEndMs = max(lastDetectorEndMs, record.endMs) }
+
+        do throws(FileSystemError) {
+            if present.contains(LedgerFiles.anchorFileName) {
+                let bytes = try fs.readFile(directory + "/" + LedgerFiles.anchorFileName)
+                if let anchor = LedgerFiles.decodeAnchor(bytes) {
+                    ackedAnchor = anchor
+                } else {
+                    logger.warning("ledger: \(LedgerFiles.anchorFileName) is unreadable; treating nothing as synced (nothing is pruned until the next acknowledgement)")
+                }
+            }
+        } catch {
+            logger.warning("ledger: cannot read \(LedgerFiles.anchorFileName): \(error); treating nothing as synced")
+        }
+        nextSequence = max(highest, ackedAnchor) + 1
+        let totalSteps = samples.samples.reduce(0) { $0 + $1.steps }
+        logger.info("ledger: \(scanned.count) file(s), \(log.count) record(s), \(totalSteps) step(s), next sequence \(nextSequence)")
+    }
+
+    /// Keeps a damaged file aside as `<name>.damaged-<n>` and puts the good records back under
+    /// the original name (written to a temporary file first, so a crash never leaves neither).
+    private func repair(_ file: LedgerFiles.ScannedFile, keeping records: [StepRecord], refused: Int, names: Set<String>) -> Int {
+        let path = directory + "/" + file.name
+        var n = 1
+        while names.contains(file.name + ".damaged-\(n)") { n += 1 }
+        let aside = file.name + ".damaged-\(n)"
+        let bytes = records.flatMap(RecordCodec.encode)
+        var what: [String] = []
+        if let first = file.scan.damagedLines.first {
+            what.append("\(file.scan.damagedLines.count) corrupt line(s), first at byte \(first.offset) (\(first.reason))")
+        }
+        if refused > 0 { what.append("\(refused) duplicated record(s)") }
+        if file.scan.hasTornTail { what.append("a torn tail of \(file.scan.tornTailBytes) byte(s)") }
+        do throws(FileSystemError) {
+            try fs.writeFileDurably(path + ".tmp", bytes)
+            try fs.rename(path, to: directory + "/" + aside)
+            try fs.rename(path + ".tmp", to: path)
+            try fs.syncDirectory(directory)
+            logger.warning("ledger: \(file.name) had \(what.joined(separator: ", ")); moved it aside to \(aside) and kept \(records.count) valid record(s)")
+            return bytes.count
+        } catch {
+            degrade("\(file.name) is damaged (\(what.joined(separator: ", "))) and could not be repaired: \(error); its valid records are used, the file is left as is", now: nil)
+            return file.size
+        }
+    }
+
+    // MARK: detector input
+
+    private var backlogFull: Bool { backlog.count >= options.maximumBacklogRecords }
+
+    /// Steps the detector found (UTC times, ascending) with their total distance.
+    public func addDetectedSteps(times: [Double], distance: Double, activity kind: ActivityKind, now: Double) {
+        guard !times.isEmpty else { return }
+        let perStep = distance.isFinite && distance > 0 ? distance / Double(times.count) : 0
+        if let current = pending, current.activity != kind, !backlogFull { cutPending() }
+        let floor = lastDetectorEndMs == .min ? -Double.infinity : Double(lastDetectorEndMs) / 1000
+        for rawTime in times where rawTime.isFinite {
+            let time = max(rawTime, floor, pending?.end ?? -Double.infinity)
+            if var current = pending {
+                current.end = time
+                current.steps += 1
+                current.distance += perStep
+                pending = current
+            } else {
+                pending = Pending(start: time, end: time, steps: 1, distance: perStep, activity: kind, unsavedSince: now)
+            }
+            if let current = pending, current.steps >= options.checkpoint.stepsPerRecord, !backlogFull { cutPending() }
+        }
+        writeIfDue(now: now)
+    }
+
+    /// The classifier's activity changed at UTC `at`.
+    public func activityChanged(to kind: ActivityKind, at: Double, now: Double) {
+        guard kind != activity else { return }
+        if pending != nil {
+            if !backlogFull { cutPending() }
+        } else {
+            recordActivityPeriod(until: at)
+        }
+        activity = kind
+        activityStart = at
+        writeIfDue(now: now)
+    }
+
+    /// Vehicles and bicycles give no steps, so their time is kept as a zero-step record.
+    private func recordActivityPeriod(until end: Double) {
+        guard activity == .automotive || activity == .cycling, let begin = activityStart, !backlogFull else { return }
+        let startMs = max(LedgerTime.milliseconds(begin), lastDetectorEndMs)
+        let endMs = LedgerTime.milliseconds(end)
+        guard endMs > startMs else { return }
+        let record = StepRecord(sequence: takeSequence(), startMs: startMs, endMs: endMs,
+                                utcOffset: Int32(options.timeZone.offset(at: Double(startMs) / 1000)), steps: 0,
+                                distanceMm: 0, activity: activity, source: deviceSource)
+        lastDetectorEndMs = endMs
+        append(record)
+    }
+
+    /// Runs the checkpoint rules and retries a backlog; call at `nextTickTime`.
+    public func tick(now: Double) {
+        if let current = pending, !backlogFull,
+           options.checkpoint.checkpointReason(pendingSteps: current.steps, unsavedSince: current.unsavedSince, now: now) != nil {
+            cutPending()
+        }
+        writeIfDue(now: now)
+    }
+
+    /// When `tick` must run next; nil when nothing is waiting.
+    public var nextTickTime: Double? {
+        var times: [Double] = []
+        if let current = pending, !backlogFull,
+           let due = options.checkpoint.dueTime(pendingSteps: current.steps, unsavedSince: current.unsavedSince) {
+            times.append(due)
+        }
+        if !backlog.isEmpty || directoryNeedsSync { times.append(nextRetry ?? 0) }
+        return times.min()
+    }
+
+    /// Writes everything pending (SIGTERM): a clean stop loses nothing the disk can take.
+    public func shutdown(now: Double) {
+        if pending != nil {
+            cutPending()
+        } else {
+            recordActivityPeriod(until: now)
+            activityStart = now
+        }
+        writeBacklog(now: now)
+        if !backlog.isEmpty {
+            let steps = backlog.reduce(0) { $0 + $1.steps }
+            logger.error("ledger: shutting down with \(backlog.count) record(s) (\(steps) steps) not written: \(degradedMessage ?? "unknown error"); they are lost")
+        }
+    }
+
+    public var health: LedgerHealth {
+        LedgerHealth(state: degradedMessage == nil ? .ok : .degraded, message: degradedMessage,
+                     backlogRecords: backlog.count, pendingSteps: pending?.steps ?? 0)
+    }
+
+    // MARK: records
+
+    private func takeSequence() -> UInt64 {
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    private func cutPending() {
+        guard let current = pending else { return }
+        pending = nil
+        let record = StepRecord(sequence: takeSequence(), start: current.start, end: current.end,
+                                utcOffset: Int32(options.timeZone.offset(at: current.start)), steps: current.steps,
+                                distance: current.distance, activity: current.activity, source: deviceSource)
+        lastDetectorEndMs = max(lastDetectorEndMs, record.endMs)
+        append(record)
+    }
+
+    private func append(_ record: StepRecord) {
+        log.append(record)
+        backlog.append(record)
+        if record.isTombstone {
+            deleted.insert(record.deletes)
+            samples.remove(sequence: record.deletes)
+        } else {
+            samples.insert(record)
+        }
+    }
+
+    private func writeIfDue(now: Double) {
+        guard !backlog.isEmpty || directoryNeedsSync else { return }
+        if let retry = nextRetry, now < retry { return }
+        writeBacklog(now: now)
+    }
+
+    /// Appends the backlog in sequence order, one write + fdatasync per day file touched.
+    private func writeBacklog(now: Double) {
+        var written = 0
+        while !backlog.isEmpty {
+            let day = LedgerFiles.day(of: backlog[0])
+            var count = 0
+            while count < backlog.count, LedgerFiles.day(of: backlog[count]) == day { count += 1 }
+            let batch = backlog[0..<count]
+            let bytes = batch.flatMap(RecordCodec.encode)
+            let name = LedgerFiles.fileName(day: day)
+            let existing = files[day]
+            do throws(FileSystemError) {
+                try fs.appendDurably(directory + "/" + name, bytes, expectedSize: existing?.size ?? 0)
+            } catch {
+                degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
+                        now: now)
+                return
+            }
+            files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
+                                 maxSequence: max(existing?.maxSequence ?? 0, batch.last?.sequence ?? 0))
+            backlog.removeFirst(count)
+            written += count
+            lastCheckpointTime = now
+            if existing == nil { directoryNeedsSync = true }
+        }
+        if directoryNeedsSync {
+            do throws(FileSystemError) {
+                try fs.syncDirectory(directory)
+                directoryNeedsSync = false
+            } catch {
+                degrade("cannot sync the ledger directory: \(error); retrying", now: now)
+                return
+            }
+        }
+        if let message = degradedMessage {
+            logger.notice("ledger: writing again after: \(message); \(written) backlogged record(s) written")
+            degradedMessage = nil
+        }
+        nextRetry = nil
+    }
+
+    private func degrade(_ message: String, now: Double?) {
+        if degradedMessage != message { logger.error("ledger: \(message)") }
+        degradedMessage = message
+        nextRetry = now.map { $0 + options.retryInterval }
+    }
+
+    // MARK: external samples
+
+    /// Adds a validated sample from another source; returns the stored record.
+    @discardableResult
+    public func addSample(_ sample: ExternalSample, now: Double) throws(LedgerError) -> StepRecord {
+        do throws(SampleValidationError) {
+            try ExternalSampleRules.validate(sample, now: now)
+        } catch {
+            throw .invalidSample(error)
+        }
+        guard !backlogFull else { throw .backlogFull(records: backlog.count) }
+        let record = StepRecord(sequence: takeSequence(), start: sample.start, end: sample.end,
+                                utcOffset: Int32(options.timeZone.offset(at: sample.start)), steps: sample.steps,
+                                distance: sample.distance, activity: sample.activity, source: sample.source,
+                                flags: sample.userEntered ? .userEntered : [])
+        append(record)
+        writeIfDue(now: now)
+        return record
+    }
+
+    /// Deletes a sample on behalf of `sourceId`, which must be the sample's own source; the
+    /// deletion is itself a record (a tombstone) so sync clients see it.
+    @discardableResult
+    public func deleteSample(sequence: UInt64, sourceId: String, now: Double) throws(LedgerError) -> StepRecord {
+        guard let record = samples.samples.first(where: { $0.sequence == sequence }) else {
+            throw deleted.contains(sequence) ? .alreadyDeleted(sequence: sequence) : .notFound(sequence: sequence)
+        }
+        guard record.source.kind != .detector else { throw .detectorRecordsAreNotDeletable(sequence: sequence) }
+        guard record.source.id == sourceId else {
+            throw .notOwner(sequence: sequence, owner: record.source.id, requester: sourceId)
+        }
+        guard !backlogFull else { throw .backlogFull(records: backlog.count) }
+        var flags: RecordFlags = .tombstone
+        if record.isUserEntered { flags.insert(.userEntered) }
+        let tombstone = StepRecord(sequence: takeSequence(), startMs: record.startMs, endMs: record.endMs,
+                                   utcOffset: record.utcOffset, steps: 0, distanceMm: 0, activity: record.activity,
+                                   source: record.source, flags: flags, deletes: sequence)
+        append(tombstone)
+        writeIfDue(now: now)
+        return tombstone
+    }
+
+    // MARK: queries
+
+    /// The not-yet-saved detector steps as a sample, so queries include them.
+    private var liveSample: StepRecord? {
+        guard let current = pending else { return nil }
+        return StepRecord(sequence: 0, start: current.start, end: current.end, utcOffset: 0, steps: current.steps,
+                          distance: current.distance, activity: current.activity, source: deviceSource)
+    }
+
+    private func candidates(from: Double, to: Double) -> [StepRecord] {
+        var list = Array(samples.candidates(from: from, to: to))
+        if let live = liveSample { list.append(live) }
+        return list
+    }
+
+    public func pedometerData(from: Double, to: Double, filter: SampleFilter = .init(),
+                              splitBySource: Bool = false) throws(LedgerError) -> PedometerData {
+        do throws(LedgerQueryError) {
+            return try LedgerQueries.pedometer(candidates(from: from, to: to), from: from, to: to, filter: filter,
+                                               priority: options.sourcePriority, splitBySource: splitBySource)
+        } catch {
+            throw .query(error)
+        }
+    }
+
+    /// Today in the given zone: local midnight to `now`.
+    public func today(now: Double, timeZone: TimeZoneRule, filter: SampleFilter = .init()) throws(LedgerError) -> PedometerData {
+        let range = LedgerQueries.todayRange(now: now, timeZone: timeZone)
+        return try pedometerData(from: range.start, to: max(now, range.start + 0.001), filter: filter)
+    }
+
+    public func statisticsCollection(from: Double, to: Double, anchor: Double, interval: BucketInterval,
+                                     timeZone: TimeZoneRule, filter: SampleFilter = .init(),
+                                     splitBySource: Bool = false) throws(LedgerError) -> [StatisticsBucket] {
+        do throws(LedgerQueryError) {
+            return try LedgerQueries.collection(candidates(from: from, to: to), from: from, to: to, anchor: anchor,
+                                                interval: interval, timeZone: timeZone, filter: filter,
+                                                priority: options.sourcePriority, splitBySource: splitBySource)
+        } catch {
+            throw .query(error)
+        }
+    }
+
+    public func statistics(from: Double, to: Double, interval: BucketInterval, timeZone: TimeZoneRule,
+                           filter: SampleFilter = .init(), splitBySource: Bool = false) throws(LedgerError) -> RangeStatistics {
+        do throws(LedgerQueryError) {
+            return try LedgerQueries.statistics(candidates(from: from, to: to), from: from, to: to, interval: interval,
+                                                timeZone: timeZone, filter: filter, priority: options.sourcePriority,
+                                                splitBySource: splitBySource)
+        } catch {
+            throw .query(error)
+        }
+    }
+
+    public func activityHistory(from: Double, to: Double) throws(LedgerError) -> [ActivitySegment] {
+        do throws(LedgerQueryError) {
+            return try LedgerQueries.activityHistory(candidates(from: from, to: to), from: from, to: to)
+        } catch {
+            throw .query(error)
+        }
+    }
+
+    /// Records and tombstones held (durable and backlog).
+    public var recordCount: Int { log.count }
+
+    /// Detector steps in records plus pending (what the agent reports as its running total).
+    public var recordedSteps: Int { samples.samples.reduce(0) { $0 + $1.steps } + (pending?.steps ?? 0) }
+
+    // MARK: sync
+
+    /// Durable records and tombstones after `anchor`, at most `limit`.
+    public func changes(after anchor: UInt64, limit: Int) -> SyncPage {
+        LedgerSync.page(Array(log[0..<(log.count - backlog.count)]), after: anchor, limit: limit)
+    }
+
+    public var acknowledgedAnchor: UInt64 { ackedAnchor }
+
+    /// The client has stored everything up to `anchor`: remember it (atomically) and prune.
+    @discardableResult
+    public func acknowledge(anchor: UInt64, now: Double) throws(LedgerError) -> PruneResult {
+        let latest = log[0..<(log.count - backlog.count)].last?.sequence ?? ackedAnchor
+        guard anchor <= max(latest, ackedAnchor) else { throw .anchorAhead(anchor: anchor, latest: latest) }
+        if anchor > ackedAnchor {
+            let path = directory + "/" + LedgerFiles.anchorFileName
+            do throws(FileSystemError) {
+                try fs.writeFileDurably(path + ".new", LedgerFiles.encodeAnchor(anchor))
+                try fs.rename(path + ".new", to: path)
+                try fs.syncDirectory(directory)
+            } catch {
+                throw .fileSystem(error)
+            }
+            ackedAnchor = anchor
+        }
+        return prune(now: now)
+    }
+
+    public var diskUsageBytes: Int { files.values.reduce(0) { $0 + $1.size } }
+
+    /// Deletes whole day files: synced ones past retention, then synced ones oldest first while
+    /// over the disk cap, and only above the hard cap unsynced ones (logged as errors).
+    @discardableResult
+    public func prune(now: Double) -> PruneResult {
+        var result = PruneResult()
+        let backlogDays = Set(backlog.map(LedgerFiles.day(of:)))
+        let cutoffDay = CivilCalendar.dayNumber(utcSeconds: Int64((now - Double(options.retentionDays) * 86400).rounded(.down)))
+        var usage = diskUsageBytes
+        var doomed: [Int] = []
+        for (day, file) in files.sorted(by: { $0.key < $1.key }) where !backlogDays.contains(day) && file.maxSequence <= ackedAnchor {
+            if day < cutoffDay || usage > options.diskCapBytes {
+                doomed.append(day)
+                usage -= file.size
+            }
+        }
+        var unsynced: [Int] = []
+        if usage > options.hardDiskCapBytes {
+            for (day, file) in files.sorted(by: { $0.key < $1.key })
+            where usage > options.hardDiskCapBytes && !doomed.contains(day) && !backlogDays.contains(day) {
+                unsynced.append(day)
+                usage -= file.size
+            }
+        }
+        guard !doomed.isEmpty || !unsynced.isEmpty else { return result }
+        var removedDays = Set<Int>()
+        for day in doomed + unsynced {
+            let name = LedgerFiles.fileName(day: day)
+            do throws(FileSystemError) {
+                try fs.remove(directory + "/" + name)
+            } catch {
+                logger.warning("ledger: cannot prune \(name): \(error)")
+                continue
+            }
+            removedDays.insert(day)
+            files[day] = nil
+            if unsynced.contains(day) {
+                result.removedUnsyncedFiles.append(name)
+                logger.error("ledger: disk use above the hard cap of \(options.hardDiskCapBytes) bytes; deleted UNSYNCED file \(name)")
+            } else {
+                result.removedFiles.append(name)
+            }
+        }
+        do throws(FileSystemError) { try fs.syncDirectory(directory) } catch { directoryNeedsSync = true }
+        let before = log.count
+        log.removeAll { removedDays.contains(LedgerFiles.day(of: $0)) && $0.sequence < (backlog.first?.sequence ?? .max) }
+        result.removedRecords = before - log.count
+        samples.removeAll { removedDays.contains(LedgerFiles.day(of: $0)) && $0.sequence < (backlog.first?.sequence ?? .max) }
+        if !result.removedFiles.isEmpty {
+            logger.info("ledger: pruned \(result.removedFiles.count) synced file(s), \(result.removedRecords) record(s)")
+        }
+        return result
+    }
+}

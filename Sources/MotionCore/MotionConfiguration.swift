@@ -1,0 +1,70 @@
+/// What the user may configure; everything else is fitted (see docs/motion.md).
+public struct MotionConfiguration: Sendable, Equatable {
+    /// The wearer's height in metres; nil uses `StrideModel.defaultHeight`.
+    public var userHeight: Double?
+    public var detector: DetectorParameters
+
+    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted) {
+        self.userHeight = userHeight
+        self.detector = detector
+    }
+}
+
+/// The step detector's parameters. `fitted` holds the values chosen by scripts/fit_motion.py
+/// on the development set (docs/motion.md has the protocol and scores); scripts/motion_model.py
+/// uses the same names.
+public struct DetectorParameters: Sendable, Equatable {
+    /// Upper edge (Hz) of the gait band; faster content is vibration, not walking.
+    public var lowpassHz: Double
+    /// Time constant (s) of the baseline removed from the magnitude (gravity, slow drift).
+    public var baselineSeconds: Double
+    /// Smallest peak-to-valley swing (g) that can be a step.
+    public var hysteresisFloor: Double
+    /// Fraction of the running RMS a swing must exceed, so small wobbles between steps do not count.
+    public var hysteresisRelative: Double
+    public var rmsSeconds: Double
+    /// Shortest step interval (s): 4 steps/s.
+    public var minInterval: Double
+    /// Longest pause (s) inside a walk before the gait counts as broken.
+    public var maxInterval: Double
+    /// Regular steps in a row needed before any of them is credited.
+    public var confirmSteps: Int
+    /// ... and while riding in a vehicle, where bumps can look rhythmic.
+    public var confirmStepsInVehicle: Int
+    /// Allowed relative deviation of an interval from the run's period.
+    public var regularity: Double
+    /// How fast the tracked period follows new intervals.
+    public var periodGain: Double
+    /// Credit one missed step in a double interval, but only at periods at least this long (s):
+    /// below it a double interval is more likely a double peak than a missed step.
+    public var fillMinPeriod: Double
+    /// A run ends after this many periods without a peak.
+    public var maxSkippedPeriods: Double
+
+    public init(
+        lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
+        rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
+        confirmStepsInVehicle: Int, regularity: Double, periodGain: Double, fillMinPeriod: Double,
+        maxSkippedPeriods: Double
+    ) {
+        self.lowpassHz = lowpassHz
+        self.baselineSeconds = baselineSeconds
+        self.hysteresisFloor = hysteresisFloor
+        self.hysteresisRelative = hysteresisRelative
+        self.rmsSeconds = rmsSeconds
+        self.minInterval = minInterval
+        self.maxInterval = maxInterval
+        self.confirmSteps = min(max(confirmSteps, 2), StepGate.capacity)
+        self.confirmStepsInVehicle = min(max(confirmStepsInVehicle, 2), StepGate.capacity)
+        self.regularity = regularity
+        self.periodGain = periodGain
+        self.fillMinPeriod = fillMinPeriod
+        self.maxSkippedPeriods = maxSkippedPeriods
+    }
+
+    public static let fitted = DetectorParameters(
+        lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
+        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
+        confirmStepsInVehicle: 14, regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
+        maxSkippedPeriods: 3)
+}

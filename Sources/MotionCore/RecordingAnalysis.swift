@@ -1,0 +1,129 @@
+import StepdModel
+
+/// One stretch of a recording with a single activity.
+public struct ActivitySegment: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var kind: ActivityKind
+    public var confidence: ActivityConfidence
+
+    public init(start: Double, end: Double, kind: ActivityKind, confidence: ActivityConfidence) {
+        self.start = start
+        self.end = end
+        self.kind = kind
+        self.confidence = confidence
+    }
+}
+
+/// The result of running MotionEngine over a whole recording, as `stepctl analyze` and
+/// `stepbench accuracy` report it.
+public struct RecordingAnalysis: Sendable, Equatable {
+    public var steps: Int
+    public var distance: Double
+    public var stepTimes: [Double]
+    /// Merged, in time order, covering the recording from its first to its last sample.
+    public var activities: [ActivitySegment]
+
+    public init(steps: Int, distance: Double, stepTimes: [Double], activities: [ActivitySegment]) {
+        self.steps = steps
+        self.distance = distance
+        self.stepTimes = stepTimes
+        self.activities = activities
+    }
+
+    public static func run(_ samples: [AccelSample], configuration: MotionConfiguration = .init()) -> RecordingAnalysis {
+        var engine = MotionEngine(configuration: configuration)
+        var stepTimes: [Double] = []
+        var changes: [ActivityState] = []
+        func take(_ update: MotionUpdate?) {
+            guard let update else { return }
+            stepTimes.append(contentsOf: update.stepTimes)
+            if let change = update.activityChange { changes.append(change) }
+        }
+        for sample in samples { take(engine.process(sample)) }
+        take(engine.finish())
+        let first = samples.first?.t ?? 0
+        let last = samples.last?.t ?? first
+        return RecordingAnalysis(
+            steps: engine.totalSteps, distance: engine.totalDistance, stepTimes: stepTimes,
+            activities: segments(from: changes, first: first, last: last))
+    }
+
+    /// Turns activity changes (each backdated to its own start) into merged segments.
+    public static func segments(from changes: [ActivityState], first: Double, last: Double) -> [ActivitySegment] {
+        var result = [ActivitySegment(start: first, end: last, kind: .unknown, confidence: .low)]
+        for change in changes {
+            let start = min(max(change.start, first), last)
+            // A backdated change overrides what was decided for the time it covers.
+            while let tail = result.last, result.count > 1, tail.start >= start { result.removeLast() }
+            guard var tail = result.popLast() else { break }
+            if tail.kind == change.kind {
+                tail.confidence = max(tail.confidence, change.confidence)
+                result.append(tail)
+                continue
+            }
+            if start > tail.start {
+                tail.end = start
+                result.append(tail)
+                result.append(ActivitySegment(start: start, end: last, kind: change.kind, confidence: change.confidence))
+            } else {
+                // The first segment is replaced outright.
+                result.append(ActivitySegment(start: tail.start, end: last, kind: change.kind, confidence: change.confidence))
+            }
+        }
+        if var tail = result.popLast() {
+            tail.end = last
+            result.append(tail)
+        }
+        return result
+    }
+
+    /// The activity at time `t`, nil outside the recording.
+    public func activity(at t: Double) -> ActivityKind? {
+        for segment in activities where t >= segment.start && t <= segment.end { return segment.kind }
+        return nil
+    }
+
+    /// The `stepctl analyze --json` line (no trailing newline):
+    /// `{"file": "...", "steps": N, "distance_m": D, "activities": [{"start": s, "end": s, "type": "walking", "confidence": "high"}]}`
+    public func jsonLine(file: String) -> String {
+        var out = "{\"file\": \(Self.jsonString(file)), \"steps\": \(steps), \"distance_m\": \(Self.jsonNumber(distance, decimals: 2)), \"activities\": ["
+        for (index, segment) in activities.enumerated() {
+            if index > 0 { out += ", " }
+            out += "{\"start\": \(Self.jsonNumber(segment.start, decimals: 3)), \"end\": \(Self.jsonNumber(segment.end, decimals: 3)), "
+            out += "\"type\": \"\(segment.kind.rawValue)\", \"confidence\": \"\(segment.confidence.rawValue)\"}"
+        }
+        out += "]}"
+        return out
+    }
+
+    static func jsonNumber(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return "null" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return "\(Int64(rounded))" }
+        return "\(rounded)"
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,95 @@
+import CZlib
+import Glibc
+import StepdModel
+
+/// Writes samples in the shared format (`t,x,y,z`, gzip) for field recordings. Append, then
+/// `finish()`; a writer that is dropped without `finish()` closes its file as well, but only
+/// `finish()` reports whether the trailer reached the disk.
+public final class GzipCSVWriter {
+    public let path: String
+    private var file: gzFile?
+    private var line: [UInt8] = []
+    public private(set) var samplesWritten = 0
+
+    public init(path: String) throws(RecordingError) {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .cannotOpen(path: path, errno: errno) }
+        guard let file = gzdopen(fd, "wb6") else {
+            close(fd)
+            throw .writeFailed(path: path, detail: "zlib could not attach to the file")
+        }
+        self.file = file
+        line.reserveCapacity(64)
+        try writeBytes(Array("t,x,y,z\n".utf8))
+    }
+
+    deinit {
+        if let file { gzclose(file) }
+    }
+
+    /// Appends one sample: time with 4 decimals (0.1 ms), acceleration with 5 (10 µg).
+    public func append(_ sample: AccelSample) throws(RecordingError) {
+        line.removeAll(keepingCapacity: true)
+        Self.appendFixed(sample.t, decimals: 4, to: &line)
+        line.append(0x2C)
+        Self.appendFixed(sample.x, decimals: 5, to: &line)
+        line.append(0x2C)
+        Self.appendFixed(sample.y, decimals: 5, to: &line)
+        line.append(0x2C)
+        Self.appendFixed(sample.z, decimals: 5, to: &line)
+        line.append(0x0A)
+        try writeBytes(line)
+        samplesWritten += 1
+    }
+
+    public func append(contentsOf samples: [AccelSample]) throws(RecordingError) {
+        for sample in samples { try append(sample) }
+    }
+
+    /// Flushes and closes; the file is a complete gzip stream afterwards.
+    public func finish() throws(RecordingError) {
+        guard let file else { return }
+        self.file = nil
+        let status = gzclose(file)
+        if status != Z_OK { throw .writeFailed(path: path, detail: "gzclose returned \(status)") }
+    }
+
+    private func writeBytes(_ bytes: [UInt8]) throws(RecordingError) {
+        guard let file else { throw .writeFailed(path: path, detail: "writer already finished") }
+        let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
+        if written != Int32(bytes.count) {
+            var code: Int32 = 0
+            let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
+            throw .writeFailed(path: path, detail: message)
+        }
+    }
+
+    /// Fixed-point decimal without Foundation or printf: exact for the digits written.
+    static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
+        guard value.isFinite else { out.append(contentsOf: Array("nan".utf8)); return }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        var scaled = (abs(value) * scale).rounded()
+        if scaled > 9.0e15 { scaled = 9.0e15 }
+        let units = UInt64(scaled)
+        if value < 0 && units > 0 { out.append(0x2D) }
+        let divisor = UInt64(scale)
+        appendDigits(units / divisor, minimumDigits: 1, to: &out)
+        if decimals > 0 {
+            out.append(0x2E)
+            appendDigits(units % divisor, minimumDigits: decimals, to: &out)
+        }
+    }
+
+    private static func appendDigits(_ value: UInt64, minimumDigits: Int, to out: inout [UInt8]) {
+        var digits: [UInt8] = []
+        var v = value
+        repeat {
+            digits.append(UInt8(v % 10) + 0x30)
+            v /= 10
+        } while v > 0
+        while digits.count < minimumDigits { digits.append(0x30) }
+        out.append(contentsOf: digits.reversed())
+    }
+}

@@ -1,0 +1,205 @@
+import CZlib
+import Glibc
+import StepdModel
+
+/// Why a recording could not be read or written; `description` names the file (and line) and
+/// says what to fix.
+public enum RecordingError: Error, Equatable, CustomStringConvertible {
+    case cannotOpen(path: String, errno: Int32)
+    case readFailed(path: String, detail: String)
+    case writeFailed(path: String, detail: String)
+    case badHeader(path: String, found: String)
+    case malformedLine(path: String, line: Int, detail: String)
+    case empty(path: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, code):
+            return "\(path): cannot open: \(String(cString: strerror(code)))"
+        case let .readFailed(path, detail):
+            return "\(path): read failed: \(detail)"
+        case let .writeFailed(path, detail):
+            return "\(path): write failed: \(detail)"
+        case let .badHeader(path, found):
+            return "\(path):1: expected the header 't,x,y,z' (seconds and g), found '\(found)'"
+        case let .malformedLine(path, line, detail):
+            return "\(path):\(line): \(detail)"
+        case let .empty(path):
+            return "\(path): no samples after the header"
+        }
+    }
+}
+
+/// Reads the shared recording format: a `t,x,y,z` header, then one sample per line, `t` in
+/// seconds and x, y, z in g. The file may be plain text or gzip; zlib recognises gzip by its
+/// magic bytes (1f 8b) and passes plain files through unchanged.
+public enum RecordingReader {
+    public static func read(path: String) throws(RecordingError) -> [AccelSample] {
+        let bytes = try readAllBytes(path: path)
+        return try parse(bytes, path: path)
+    }
+
+    /// Decompressed (or plain) content of a file.
+    public static func readAllBytes(path: String) throws(RecordingError) -> [UInt8] {
+        // gzopen would open a missing file lazily; open(2) first so the error carries errno.
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw .cannotOpen(path: path, errno: errno) }
+        guard let file = gzdopen(fd, "rb") else {
+            close(fd)
+            throw .readFailed(path: path, detail: "zlib could not attach to the file")
+        }
+        defer { gzclose(file) }
+        gzbuffer(file, 256 * 1024)
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 20)
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { gzread(file, $0.baseAddress, UInt32($0.count)) }
+            if n < 0 {
+                var code: Int32 = 0
+                let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
+                throw .readFailed(path: path, detail: "\(message) (corrupt or truncated gzip?)")
+            }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<Int(n)])
+        }
+        return out
+    }
+
+    /// Parses CSV content; `path` is only used in error messages.
+    public static func parse(_ bytes: [UInt8], path: String) throws(RecordingError) -> [AccelSample] {
+        var samples: [AccelSample] = []
+        samples.reserveCapacity(bytes.count / 28)
+        var result: Result<Void, RecordingError> = .success(())
+        bytes.withUnsafeBufferPointer { buffer in
+            result = parseLines(buffer, path: path, into: &samples)
+        }
+        if case let .failure(error) = result { throw error }
+        if samples.isEmpty { throw .empty(path: path) }
+        return samples
+    }
+
+    private static func parseLines(
+        _ buffer: UnsafeBufferPointer<UInt8>, path: String, into samples: inout [AccelSample]
+    ) -> Result<Void, RecordingError> {
+        let end = buffer.count
+        var position = 0
+        var lineNumber = 0
+        var sawHeader = false
+        while position < end {
+            lineNumber += 1
+            var lineEnd = position
+            while lineEnd < end && buffer[lineEnd] != 0x0A { lineEnd += 1 }
+            var contentEnd = lineEnd
+            if contentEnd > position && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            defer { position = lineEnd + 1 }
+            if !sawHeader {
+                let header = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
+                let trimmed = header.hasPrefix("\u{FEFF}") ? String(header.dropFirst()) : header
+                guard trimmed.replacingSpaces() == "t,x,y,z" else {
+                    return .failure(.badHeader(path: path, found: String(trimmed.prefix(80))))
+                }
+                sawHeader = true
+                continue
+            }
+            if contentEnd == position { continue }   // blank line, e.g. a trailing newline
+            var values = (0.0, 0.0, 0.0, 0.0)
+            var cursor = position
+            for field in 0..<4 {
+                guard let (value, next) = parseNumber(buffer, from: cursor, to: contentEnd) else {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
+                    let column = ["t", "x", "y", "z"][field]
+                    return .failure(.malformedLine(
+                        path: path, line: lineNumber,
+                        detail: "field \(field + 1) ('\(column)') is not a finite number in '\(text.prefix(80))'; expected t,x,y,z"))
+                }
+                switch field {
+                case 0: values.0 = value
+                case 1: values.1 = value
+                case 2: values.2 = value
+                default: values.3 = value
+                }
+                cursor = next
+                if field < 3 {
+                    guard cursor < contentEnd, buffer[cursor] == 0x2C else {
+                        let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
+                        return .failure(.malformedLine(
+                            path: path, line: lineNumber,
+                            detail: "expected 4 comma-separated numbers t,x,y,z, found '\(text.prefix(80))'"))
+                    }
+                    cursor += 1
+                }
+            }
+            if cursor != contentEnd {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
+                return .failure(.malformedLine(
+                    path: path, line: lineNumber,
+                    detail: "extra text after the 4th field in '\(text.prefix(80))'; expected t,x,y,z"))
+            }
+            samples.append(AccelSample(t: values.0, x: values.1, y: values.2, z: values.3))
+        }
+        if !sawHeader { return .failure(.badHeader(path: path, found: "")) }
+        return .success(())
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Decimal number such as `-0.12480`, `3`, `1.5e-3`, surrounded by optional spaces.
+    /// Returns nil unless a finite number starts at `start`.
+    @inline(__always)
+    static func parseNumber(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (Double, Int)? {
+        var i = start
+        while i < end && b[i] == 0x20 { i += 1 }
+        var negative = false
+        if i < end && (b[i] == 0x2D || b[i] == 0x2B) { negative = b[i] == 0x2D; i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        var sawDigit = false
+        while i < end, b[i] &- 0x30 < 10 {
+            if digits < 18 { mantissa = mantissa &* 10 &+ UInt64(b[i] &- 0x30); if mantissa > 0 { digits += 1 } } else { scale += 1 }
+            sawDigit = true
+            i += 1
+        }
+        if i < end && b[i] == 0x2E {
+            i += 1
+            while i < end, b[i] &- 0x30 < 10 {
+                if digits < 18 { mantissa = mantissa &* 10 &+ UInt64(b[i] &- 0x30); if mantissa > 0 { digits += 1 }; scale -= 1 }
+                sawDigit = true
+                i += 1
+            }
+        }
+        guard sawDigit else { return nil }
+        if i < end && (b[i] == 0x65 || b[i] == 0x45) {
+            i += 1
+            var expNegative = false
+            if i < end && (b[i] == 0x2D || b[i] == 0x2B) { expNegative = b[i] == 0x2D; i += 1 }
+            var exponent = 0
+            var sawExpDigit = false
+            while i < end, b[i] &- 0x30 < 10 {
+                if exponent < 10_000 { exponent = exponent * 10 + Int(b[i] &- 0x30) }
+                sawExpDigit = true
+                i += 1
+            }
+            guard sawExpDigit else { return nil }
+            scale += expNegative ? -exponent : exponent
+        }
+        while i < end && b[i] == 0x20 { i += 1 }
+        var value = Double(mantissa)
+        if scale < 0 {
+            if -scale <= 22 { value /= powersOfTen[-scale] } else { value *= pow(10, Double(scale)) }
+        } else if scale > 0 {
+            value *= scale <= 22 ? powersOfTen[scale] : pow(10, Double(scale))
+        }
+        guard value.isFinite else { return nil }
+        return (negative ? -value : value, i)
+    }
+}
+
+extension String {
+    fileprivate func replacingSpaces() -> String { String(filter { $0 != " " }) }
+}

@@ -1,0 +1,237 @@
+import Glibc
+import StepJSON
+import StepProtocol
+import StepdModel
+
+/// Bounds on subscriptions, so a client cannot make every step cost unbounded work.
+public struct SubscriptionLimits: Sendable {
+    public var perClient: Int
+    public var total: Int
+    public init(perClient: Int = 8, total: Int = 1024) {
+        self.perClient = perClient
+        self.total = total
+    }
+}
+
+/// JSON-RPC over `UnixSocketServer`: framing, parsing, permissions, dispatch to the agent's
+/// `StepdService`, and subscriptions. Lives on the agent's loop thread; never blocks.
+///
+/// Loop integration: poll `pollDescriptors`, pass the same entries with `revents` to `handle`;
+/// call `publishSteps` / `publishActivity` whenever the motion engine reports.
+public final class RPCServer {
+    enum SubscriptionKind {
+        case steps(updateOn: Int, baseline: Int, notifiedAt: Int, startedAt: Double, distanceBaseline: Double?)
+        case activity
+    }
+
+    struct Subscription {
+        let id: Int
+        let client: ClientID
+        var kind: SubscriptionKind
+    }
+
+    public let socket: UnixSocketServer
+    public let service: any StepdService
+    public let permissions: PermissionPolicy
+    public let subscriptionLimits: SubscriptionLimits
+    public let jsonLimits: JSONLimits
+    private let logger: EventLogger
+    private var subscriptions: [Int: Subscription] = [:]
+    private var nextSubscriptionID = 1
+    private var latestTotal: Int?
+    private var latestDistance: Double?
+
+    /// Counters for `status` extras and benchmarks.
+    public private(set) var requestsServed = 0
+    public private(set) var errorsSent = 0
+    public private(set) var denials = 0
+
+    public init(options: UnixSocketServerOptions, service: any StepdService, permissions: PermissionPolicy,
+                subscriptionLimits: SubscriptionLimits = SubscriptionLimits(), logger: EventLogger) throws(SocketError) {
+        socket = try UnixSocketServer(options: options)
+        self.service = service
+        self.permissions = permissions
+        self.subscriptionLimits = subscriptionLimits
+        self.logger = logger
+        jsonLimits = JSONLimits(maxBytes: options.maxLineBytes, maxDepth: 32)
+        socket.refusalLine = { reason in
+            RPCResponse.failure(id: .null, error: .limitExceeded(reason)).serialized()
+        }
+    }
+
+    public var pollDescriptors: [pollfd] { socket.pollDescriptors }
+    public var clientCount: Int { socket.clientCount }
+    public var subscriptionCount: Int { subscriptions.count }
+    public var socketPath: String { socket.options.path }
+
+    public func handle(_ ready: [pollfd]) {
+        process(socket.handle(ready))
+    }
+
+    private func process(_ events: [SocketEvent]) {
+        for event in events {
+            switch event {
+            case .connected(let id, let peer):
+                logger.debug("client \(id) connected (pid \(peer.pid), uid \(peer.uid))")
+            case .line(let id, let bytes):
+                handleLine(bytes, from: id)
+            case .disconnected(let id, let reason):
+                removeSubscriptions(of: id)
+                logger.debug("client \(id) disconnected: \(reason)")
+            }
+        }
+    }
+
+    private func handleLine(_ bytes: [UInt8], from client: ClientID) {
+        guard let peer = socket.peer(of: client) else { return }
+        switch RPCIncoming.decode(line: bytes[...], limits: jsonLimits) {
+        case .unparsable(let error):
+            reply(RPCResponse.failure(id: .null, error: error), to: client)
+        case .single(let decoded):
+            if let response = answer(decoded, client: client, peer: peer) { reply(response, to: client) }
+        case .batch(let elements):
+            let responses = elements.compactMap { answer($0, client: client, peer: peer) }
+            if !responses.isEmpty { reply(.array(responses), to: client) }
+        }
+    }
+
+    private func reply(_ message: JSONValue, to client: ClientID) {
+        if !socket.send(message.serialized(), to: client) { removeSubscriptions(of: client) }
+    }
+
+    /// The response to one request, or nil for a JSON-RPC notification (no id).
+    private func answer(_ decoded: Result<RPCRequest, RPCEnvelopeError>, client: ClientID, peer: RPCPeer) -> JSONValue? {
+        let request: RPCRequest
+        switch decoded {
+        case .failure(let envelope):
+            errorsSent += 1
+            return RPCResponse.failure(id: envelope.id, error: envelope.error)
+        case .success(let r): request = r
+        }
+        requestsServed += 1
+        let outcome: Result<JSONValue, RPCError>
+        do throws(RPCError) {
+            outcome = .success(try execute(request, client: client, peer: peer))
+        } catch {
+            outcome = .failure(error)
+        }
+        guard let id = request.id else { return nil }
+        switch outcome {
+        case .success(let result): return RPCResponse.success(id: id, result: result)
+        case .failure(let error):
+            errorsSent += 1
+            return RPCResponse.failure(id: id, error: error)
+        }
+    }
+
+    private func execute(_ request: RPCRequest, client: ClientID, peer: RPCPeer) throws(RPCError) -> JSONValue {
+        guard let method = RPCMethod(rawValue: request.method) else { throw .methodNotFound(request.method) }
+        if case .denied(let reason) = permissions.decide(method, peer: peer) {
+            denials += 1
+            logger.warning("denied \(method.rawValue) to pid \(peer.pid) uid \(peer.uid) gid \(peer.gid): \(reason)")
+            throw .permissionDenied(reason + "; run as root, as the agent's user, or join the admin group")
+        }
+        let caller = RPCCaller(pid: peer.pid, uid: peer.uid, gid: peer.gid)
+        switch method {
+        case .stepsSubscribe:
+            let params = try StepsSubscribeParams(json: request.params)
+            let baseline = service.currentStepTotal()
+            let id = try addSubscription(client, .steps(updateOn: params.updateOn, baseline: baseline, notifiedAt: 0,
+                                                         startedAt: utcNow(), distanceBaseline: latestDistance))
+            return SubscribeResult(subscription: id).json
+        case .activitySubscribe:
+            try NoParams.check(request.params, method: method)
+            return SubscribeResult(subscription: try addSubscription(client, .activity)).json
+        case .unsubscribe:
+            let params = try UnsubscribeParams(json: request.params)
+            guard let existing = subscriptions[params.subscription], existing.client == client else {
+                throw .invalidParams("no subscription \(params.subscription) on this connection")
+            }
+            subscriptions.removeValue(forKey: params.subscription)
+            return UnsubscribeResult(subscription: params.subscription).json
+        case .status:
+            try NoParams.check(request.params, method: method)
+            var status = try service.status()
+            status.clients = socket.clientCount
+            return status.json
+        default:
+            return try RPCDispatch.call(method, params: request.params, caller: caller, service: service)
+        }
+    }
+
+    private func addSubscription(_ client: ClientID, _ kind: SubscriptionKind) throws(RPCError) -> Int {
+        let mine = subscriptions.values.reduce(0) { $0 + ($1.client == client ? 1 : 0) }
+        guard mine < subscriptionLimits.perClient else {
+            throw .limitExceeded("at most \(subscriptionLimits.perClient) subscriptions per connection; unsubscribe first")
+        }
+        guard subscriptions.count < subscriptionLimits.total else {
+            throw .limitExceeded("the agent serves at most \(subscriptionLimits.total) subscriptions; try again later")
+        }
+        let id = nextSubscriptionID
+        nextSubscriptionID = nextSubscriptionID == Int(Int32.max) ? 1 : nextSubscriptionID + 1
+        subscriptions[id] = Subscription(id: id, client: client, kind: kind)
+        return id
+    }
+
+    private func removeSubscriptions(of client: ClientID) {
+        subscriptions = subscriptions.filter { $0.value.client != client }
+    }
+
+    /// The agent's running step total (and distance in metres since start, when known). Each
+    /// steps subscription gets `steps.update` once `update_on` more steps have accumulated
+    /// since its last notification.
+    public func publishSteps(total: Int, distanceMeters: Double? = nil) {
+        latestTotal = total
+        latestDistance = distanceMeters
+        guard !subscriptions.isEmpty else { return }
+        let now = utcNow()
+        var dropped: [ClientID] = []
+        for (id, var subscription) in subscriptions {
+            guard case .steps(let updateOn, var baseline, var notifiedAt, let startedAt, var distanceBaseline) = subscription.kind else { continue }
+            if dropped.contains(subscription.client) { continue }
+            if total < baseline {
+                // The agent's counter restarted; count on from the new origin.
+                baseline = total
+                notifiedAt = 0
+                distanceBaseline = distanceMeters
+            }
+            let since = total - baseline
+            if since >= notifiedAt + updateOn {
+                notifiedAt = since
+                var params: JSONObject = [
+                    "subscription": .int(id), "steps": .int(since), "start": .double(startedAt), "end": .double(now),
+                ]
+                if let distanceMeters { params["distance_m"] = .double(distanceMeters - (distanceBaseline ?? distanceMeters)) }
+                if distanceBaseline == nil { distanceBaseline = distanceMeters }
+                let line = RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: .object(params)).json.serialized()
+                if !socket.send(line, to: subscription.client) {
+                    dropped.append(subscription.client)
+                    continue
+                }
+            }
+            subscription.kind = .steps(updateOn: updateOn, baseline: baseline, notifiedAt: notifiedAt, startedAt: startedAt,
+                                       distanceBaseline: distanceBaseline)
+            subscriptions[id] = subscription
+        }
+        for client in dropped { removeSubscriptions(of: client) }
+    }
+
+    /// Sends `activity.update` to every activity subscription.
+    public func publishActivity(_ activity: ActivityResult) {
+        var dropped: [ClientID] = []
+        for (id, subscription) in subscriptions {
+            guard case .activity = subscription.kind, !dropped.contains(subscription.client) else { continue }
+            var params: JSONObject = ["subscription": .int(id)]
+            if case .object(let fields) = activity.json { for m in fields.members { params[m.key] = m.value } }
+            let line = RPCNotification(method: RPCNotificationMethod.activityUpdate, params: .object(params)).json.serialized()
+            if !socket.send(line, to: subscription.client) { dropped.append(subscription.client) }
+        }
+        for client in dropped { removeSubscriptions(of: client) }
+    }
+
+    /// Closes all connections and removes the socket file.
+    public func close() {
+        subscriptions.removeAll()
+        socket.close()
+    }
+}

@@ -1,0 +1,199 @@
+import Glibc
+import StepJSON
+import StepProtocol
+
+/// Why a client call failed, phrased for the person at the shell.
+public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notRunning(path: String)
+    case accessDenied(path: String)
+    case staleSocket(path: String)
+    case io(operation: String, errno: Int32)
+    case timeout(seconds: Double)
+    case closed
+    case malformedReply(String)
+    case rpc(RPCError)
+
+    public var description: String {
+        switch self {
+        case .notRunning(let path):
+            return "stepd is not running or uses another socket: \(path) does not exist. Start it with `stepd` (or `systemctl start stepd`), or pass --socket PATH"
+        case .accessDenied(let path):
+            return "no permission to connect to \(path): add yourself to group stepd (`sudo usermod -aG stepd $USER`, then log in again)"
+        case .staleSocket(let path):
+            return "\(path) exists but nothing listens on it (stale socket from a stopped agent): start stepd, or pass --socket PATH"
+        case .io(let operation, let e):
+            return "\(operation) failed: \(String(cString: strerror(e)))"
+        case .timeout(let seconds):
+            return "stepd did not answer within \(seconds) s"
+        case .closed:
+            return "stepd closed the connection"
+        case .malformedReply(let detail):
+            return "stepd sent an unexpected reply: \(detail)"
+        case .rpc(let error):
+            return error.message
+        }
+    }
+}
+
+/// A blocking client with timeouts, for stepctl, tests and benchmarks. Notifications that arrive
+/// while waiting for a response are kept for `nextNotification`.
+public final class UnixSocketClient {
+    public let path: String
+    public var timeout: Double
+    public private(set) var fd: Int32
+    private var buffer: [UInt8] = []
+    private var nextID: Int64 = 1
+    private var pendingNotifications: [RPCNotification] = []
+    private var pendingLines: [[UInt8]] = []
+    private let limits = JSONLimits(maxBytes: 16 << 20, maxDepth: 64)
+
+    public init(path: String, timeout: Double = 5) throws(ClientError) {
+        self.path = path
+        self.timeout = timeout
+        guard let address = makeUnixAddress(path) else { throw .io(operation: "socket path \(path)", errno: ENAMETOOLONG) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .io(operation: "socket", errno: errno) }
+        let result = connectUnix(fd, address)
+        if result != 0 {
+            Glibc.close(fd)
+            switch result {
+            case ENOENT, ENOTDIR: throw .notRunning(path: path)
+            case EACCES, EPERM: throw .accessDenied(path: path)
+            case ECONNREFUSED: throw .staleSocket(path: path)
+            default: throw .io(operation: "connect to \(path)", errno: result)
+            }
+        }
+        self.fd = fd
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if fd >= 0 {
+            Glibc.close(fd)
+            fd = -1
+        }
+    }
+
+    /// Sends raw bytes as they are (benchmarks and tests use this for hostile input).
+    public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
+        guard fd >= 0 else { throw .closed }
+        var offset = 0
+        while offset < bytes.count {
+            guard try waitFor(Int16(POLLOUT), timeout: timeout) else { throw .timeout(seconds: timeout) }
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EPIPE || errno == ECONNRESET { throw .closed }
+                throw .io(operation: "send", errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    public func send(_ message: JSONValue) throws(ClientError) {
+        var bytes = message.serialized()
+        bytes.append(0x0A)
+        try sendRaw(bytes)
+    }
+
+    private func waitFor(_ events: Int16, timeout seconds: Double) throws(ClientError) -> Bool {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        let ms = seconds < 0 ? -1 : Int32(min(seconds * 1000, Double(Int32.max)).rounded(.up))
+        while true {
+            let rc = poll(&entry, 1, ms)
+            if rc < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "poll", errno: errno)
+            }
+            return rc > 0
+        }
+    }
+
+    /// The next line from the agent (without the newline); nil when `timeout` passed first.
+    public func readLine(timeout seconds: Double? = nil) throws(ClientError) -> [UInt8]? {
+        if !pendingLines.isEmpty { return pendingLines.removeFirst() }
+        guard fd >= 0 else { throw .closed }
+        let limit = seconds ?? timeout
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            guard try waitFor(Int16(POLLIN), timeout: limit) else { return nil }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == ECONNRESET { throw .closed }
+                throw .io(operation: "recv", errno: errno)
+            }
+            if n == 0 { throw .closed }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Reads the next message as JSON.
+    public func readMessage(timeout seconds: Double? = nil) throws(ClientError) -> JSONValue? {
+        guard let line = try readLine(timeout: seconds) else { return nil }
+        do {
+            return try JSONParser.parse(line, limits: limits)
+        } catch {
+            throw .malformedReply(error.description)
+        }
+    }
+
+    /// Sends a request and waits for its response; notifications received meanwhile are queued.
+    public func call(_ method: String, _ params: JSONValue? = nil) throws(ClientError) -> JSONValue {
+        let id = nextID
+        nextID += 1
+        try send(RPCRequest(id: .number(id), method: method, params: params).json)
+        while true {
+            guard let message = try readMessage() else { throw .timeout(seconds: timeout) }
+            if message["id"] == nil, let name = message["method"]?.stringValue {
+                pendingNotifications.append(RPCNotification(method: name, params: message["params"] ?? .null))
+                continue
+            }
+            if let error = message["error"] {
+                // Errors with a null id (limits, parse errors) belong to this exchange too.
+                guard message["id"] == .int64(id) || message["id"] == .null else { continue }
+                guard let rpcError = RPCError(json: error) else { throw .malformedReply(message.jsonText) }
+                throw .rpc(rpcError)
+            }
+            guard message["id"] == .int64(id) else { continue }
+            guard let result = message["result"] else { throw .malformedReply(message.jsonText) }
+            return result
+        }
+    }
+
+    public func call(_ method: RPCMethod, _ params: JSONValue? = nil) throws(ClientError) -> JSONValue {
+        try call(method.rawValue, params)
+    }
+
+    /// The next notification; nil when none arrives within `timeout` seconds (negative: wait forever).
+    public func nextNotification(timeout seconds: Double) throws(ClientError) -> RPCNotification? {
+        if !pendingNotifications.isEmpty { return pendingNotifications.removeFirst() }
+        while true {
+            guard let message = try readMessage(timeout: seconds) else { return nil }
+            if message["id"] == nil, let name = message["method"]?.stringValue {
+                return RPCNotification(method: name, params: message["params"] ?? .null)
+            }
+            if let error = message["error"], let rpcError = RPCError(json: error) { throw .rpc(rpcError) }
+        }
+    }
+
+    /// Connects to the first socket that answers among `candidates`; the error of the first
+    /// candidate is reported when none does (it is the one the user expects).
+    public static func connectFirst(_ candidates: [String], timeout: Double = 5) throws(ClientError) -> UnixSocketClient {
+        var firstError: ClientError?
+        for path in candidates {
+            do {
+                return try UnixSocketClient(path: path, timeout: timeout)
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        throw firstError ?? .notRunning(path: candidates.first ?? DefaultPaths.systemSocket)
+    }
+}

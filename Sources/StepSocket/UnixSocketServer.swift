@@ -1,0 +1,364 @@
+import CStepdShim
+import Glibc
+
+/// Limits and ownership of the listening socket.
+public struct UnixSocketServerOptions: Sendable {
+    public var path: String
+    /// Socket file mode; 0660 lets the owning group connect.
+    public var mode: mode_t
+    /// Group the socket file is chowned to (the `stepd` group); nil keeps the creator's group.
+    public var groupID: UInt32?
+    public var maxClients: Int
+    public var maxLineBytes: Int
+    /// Output a client may have pending before it is dropped as a slow reader.
+    public var maxQueuedBytes: Int
+    /// Bytes read from one client per readiness event, so one busy client cannot starve others.
+    public var readChunkBytes: Int
+
+    public init(path: String, mode: mode_t = 0o660, groupID: UInt32? = nil, maxClients: Int = 256,
+                maxLineBytes: Int = 65_536, maxQueuedBytes: Int = 1 << 20, readChunkBytes: Int = 16_384) {
+        self.path = path
+        self.mode = mode
+        self.groupID = groupID
+        self.maxClients = maxClients
+        self.maxLineBytes = maxLineBytes
+        self.maxQueuedBytes = maxQueuedBytes
+        self.readChunkBytes = readChunkBytes
+    }
+}
+
+/// Identifies one connection for the life of the server (fds are reused, ids are not).
+public typealias ClientID = Int
+
+/// What happened on the socket during one `handle` call.
+public enum SocketEvent: Sendable, Equatable {
+    case connected(ClientID, RPCPeer)
+    case line(ClientID, [UInt8])
+    case disconnected(ClientID, String)
+}
+
+/// The peer of a connection, from SO_PEERCRED.
+public struct RPCPeer: Sendable, Equatable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// A non-blocking, poll-driven stream Unix socket server with newline framing. It never blocks:
+/// output is queued per client (bounded) and written when the socket is writable.
+public final class UnixSocketServer {
+    final class Connection {
+        let id: ClientID
+        let fd: Int32
+        let peer: RPCPeer
+        var input: [UInt8] = []
+        /// Bytes of `input` already searched for a newline.
+        var scanned = 0
+        var output: [UInt8] = []
+        var outputOffset = 0
+
+        init(id: ClientID, fd: Int32, peer: RPCPeer) {
+            self.id = id
+            self.fd = fd
+            self.peer = peer
+        }
+
+        var pendingOutput: Int { output.count - outputOffset }
+    }
+
+    public let options: UnixSocketServerOptions
+    private var listener: Int32
+    private var connections: [ClientID: Connection] = [:]
+    private var connectionByFD: [Int32: ClientID] = [:]
+    private var nextID: ClientID = 1
+    private var readBuffer: [UInt8]
+    /// Events produced outside `handle` (drops while sending), delivered with the next `handle`.
+    private var deferredEvents: [SocketEvent] = []
+
+    /// The error line a connection gets when refused or cut off; set by the layer above.
+    public var refusalLine: (String) -> [UInt8] = { reason in Array(reason.utf8) }
+
+    public init(options: UnixSocketServerOptions) throws(SocketError) {
+        self.options = options
+        readBuffer = [UInt8](repeating: 0, count: max(options.readChunkBytes, 512))
+        listener = try Self.bindListener(options)
+    }
+
+    deinit { close() }
+
+    private static func bindListener(_ options: UnixSocketServerOptions) throws(SocketError) -> Int32 {
+        let path = options.path
+        guard let address = makeUnixAddress(path) else {
+            throw SocketError(operation: "socket path", path: path, errno: ENAMETOOLONG,
+                              hint: "a Unix socket path must be 1 to 107 bytes; choose a shorter --socket")
+        }
+        try ensureParentDirectory(of: path)
+        try removeStaleSocket(path, address)
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "create socket for", path: path, errno: errno) }
+        var boundAddress = address
+        let rc = withUnsafePointer(to: &boundAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if rc != 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw SocketError(operation: "bind", path: path, errno: e,
+                              hint: e == EACCES ? "no write permission on the directory; pass --socket in a writable place" : nil)
+        }
+        // Mode and group are set before listen(), so nobody can connect through a wider mode.
+        if chmod(path, options.mode) != 0 {
+            let e = errno
+            Glibc.close(fd)
+            unlink(path)
+            throw SocketError(operation: "chmod", path: path, errno: e)
+        }
+        if let group = options.groupID, chown(path, uid_t.max, group) != 0 {
+            let e = errno
+            Glibc.close(fd)
+            unlink(path)
+            throw SocketError(operation: "chown to group \(group)", path: path, errno: e,
+                              hint: "the agent must run as root or be a member of that group")
+        }
+        guard listen(fd, 128) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            unlink(path)
+            throw SocketError(operation: "listen on", path: path, errno: e)
+        }
+        return fd
+    }
+
+    private static func ensureParentDirectory(of path: String) throws(SocketError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let parent = String(path[..<slash])
+        var info = stat()
+        if stat(parent, &info) == 0 { return }
+        guard errno == ENOENT else { throw SocketError(operation: "stat", path: parent, errno: errno) }
+        if mkdir(parent, 0o755) != 0 && errno != EEXIST {
+            throw SocketError(operation: "create directory", path: parent, errno: errno,
+                              hint: "create it or pass --socket in an existing directory")
+        }
+    }
+
+    /// A socket file left by a crashed agent is removed; one somebody listens on is not.
+    private static func removeStaleSocket(_ path: String, _ address: sockaddr_un) throws(SocketError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw SocketError(operation: "refusing to replace", path: path, errno: EEXIST,
+                              hint: "it exists and is not a socket; remove it or choose another --socket")
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw SocketError(operation: "create socket for", path: path, errno: errno) }
+        let result = connectUnix(probe, address)
+        Glibc.close(probe)
+        if result == 0 {
+            throw SocketError(operation: "another agent is already listening on", path: path, errno: EADDRINUSE,
+                              hint: "stop it first or pass another --socket")
+        }
+        guard result == ECONNREFUSED || result == ENOENT else {
+            throw SocketError(operation: "checking existing socket", path: path, errno: result)
+        }
+        if unlink(path) != 0 && errno != ENOENT {
+            throw SocketError(operation: "remove stale socket", path: path, errno: errno)
+        }
+    }
+
+    public var clientCount: Int { connections.count }
+    public var clientIDs: [ClientID] { Array(connections.keys) }
+    public func peer(of id: ClientID) -> RPCPeer? { connections[id]?.peer }
+    public func queuedBytes(of id: ClientID) -> Int { connections[id]?.pendingOutput ?? 0 }
+
+    /// The listener and every client; POLLOUT only for clients with queued output.
+    public var pollDescriptors: [pollfd] {
+        guard listener >= 0 else { return [] }
+        var fds: [pollfd] = []
+        fds.reserveCapacity(connections.count + 1)
+        fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+        for connection in connections.values {
+            var events = Int16(POLLIN)
+            if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
+            fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+        }
+        return fds
+    }
+
+    /// Serves the ready descriptors (entries of `pollDescriptors` with `revents` set; others
+    /// are ignored) and returns what happened.
+    public func handle(_ ready: [pollfd]) -> [SocketEvent] {
+        var events = deferredEvents
+        deferredEvents.removeAll()
+        for entry in ready where entry.revents != 0 {
+            if entry.fd == listener {
+                acceptPending(&events)
+                continue
+            }
+            guard let id = connectionByFD[entry.fd], let connection = connections[id] else { continue }
+            if entry.revents & Int16(POLLOUT) != 0 {
+                if !flush(connection) {
+                    drop(connection, reason: "write failed", &events)
+                    continue
+                }
+            }
+            if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                readAvailable(connection, &events)
+            }
+        }
+        return events
+    }
+
+    private func acceptPending(_ events: inout [SocketEvent]) {
+        // Bounded per round so a connect flood cannot hold the loop.
+        for _ in 0..<64 {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return  // EAGAIN, or a transient error such as EMFILE/ECONNABORTED: poll will tell again
+            }
+            setNonBlocking(fd)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var credentials = stepd_peer_credentials()
+            let peer: RPCPeer
+            if stepd_peer_credentials_get(fd, &credentials) >= 0 {
+                peer = RPCPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+            } else {
+                // Unknown peer: treat as nobody, so it only gets read access.
+                peer = RPCPeer(pid: 0, uid: UInt32.max - 1, gid: UInt32.max - 1)
+            }
+            if connections.count >= options.maxClients {
+                var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
+                line.append(0x0A)
+                _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                Glibc.close(fd)
+                continue
+            }
+            let id = nextID
+            nextID += 1
+            let connection = Connection(id: id, fd: fd, peer: peer)
+            connections[id] = connection
+            connectionByFD[fd] = id
+            events.append(.connected(id, peer))
+        }
+    }
+
+    private func readAvailable(_ connection: Connection, _ events: inout [SocketEvent]) {
+        var received = 0
+        while true {
+            received = readBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if received < 0 && errno == EINTR { continue }
+            break
+        }
+        if received == 0 {
+            drop(connection, reason: "closed by peer", &events)
+            return
+        }
+        if received < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return }
+            drop(connection, reason: "read failed: \(String(cString: strerror(errno)))", &events)
+            return
+        }
+        connection.input.append(contentsOf: readBuffer[0..<received])
+        var lineStart = 0
+        var index = connection.scanned
+        let input = connection.input
+        while index < input.count {
+            if input[index] == 0x0A {
+                var end = index
+                if end > lineStart && input[end - 1] == 0x0D { end -= 1 }
+                if end - lineStart > options.maxLineBytes {
+                    refuseOversized(connection, &events)
+                    return
+                }
+                if end > lineStart { events.append(.line(connection.id, Array(input[lineStart..<end]))) }
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        if lineStart > 0 { connection.input.removeFirst(lineStart) }
+        connection.scanned = connection.input.count
+        if connection.input.count > options.maxLineBytes {
+            refuseOversized(connection, &events)
+        }
+    }
+
+    private func refuseOversized(_ connection: Connection, _ events: inout [SocketEvent]) {
+        var line = refusalLine("message longer than \(options.maxLineBytes) bytes; connection closed")
+        line.append(0x0A)
+        connection.output.append(contentsOf: line)
+        _ = flush(connection)
+        drop(connection, reason: "line longer than \(options.maxLineBytes) bytes", &events)
+    }
+
+    /// Queues one line (a newline is appended) and writes what the socket takes now. Returns
+    /// false when the client was dropped because its queue is full or the write failed.
+    @discardableResult
+    public func send(_ line: [UInt8], to id: ClientID) -> Bool {
+        guard let connection = connections[id] else { return false }
+        if connection.pendingOutput + line.count + 1 > options.maxQueuedBytes {
+            drop(connection, reason: "slow reader: more than \(options.maxQueuedBytes) bytes queued", &deferredEvents)
+            return false
+        }
+        if connection.outputOffset > 0 && connection.outputOffset >= connection.output.count / 2 {
+            connection.output.removeFirst(connection.outputOffset)
+            connection.outputOffset = 0
+        }
+        connection.output.append(contentsOf: line)
+        connection.output.append(0x0A)
+        if !flush(connection) {
+            drop(connection, reason: "write failed", &deferredEvents)
+            return false
+        }
+        return true
+    }
+
+    /// Writes queued output until the socket would block; false on a fatal error.
+    private func flush(_ connection: Connection) -> Bool {
+        while connection.pendingOutput > 0 {
+            let written = connection.output.withUnsafeBytes { raw in
+                Glibc.send(connection.fd, raw.baseAddress.map { $0 + connection.outputOffset }, connection.pendingOutput,
+                     Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return true }
+                return false
+            }
+            connection.outputOffset += written
+        }
+        connection.output.removeAll(keepingCapacity: connection.output.capacity <= 65_536)
+        connection.outputOffset = 0
+        return true
+    }
+
+    private func drop(_ connection: Connection, reason: String, _ events: inout [SocketEvent]) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        connectionByFD.removeValue(forKey: connection.fd)
+        Glibc.close(connection.fd)
+        events.append(.disconnected(connection.id, reason))
+    }
+
+    /// Disconnects one client (queued output is discarded).
+    public func disconnect(_ id: ClientID, reason: String) {
+        guard let connection = connections[id] else { return }
+        drop(connection, reason: reason, &deferredEvents)
+    }
+
+    /// Closes every connection and the listener and removes the socket file.
+    public func close() {
+        for connection in connections.values { Glibc.close(connection.fd) }
+        connections.removeAll()
+        connectionByFD.removeAll()
+        if listener >= 0 {
+            Glibc.close(listener)
+            listener = -1
+            unlink(options.path)
+        }
+    }
+}

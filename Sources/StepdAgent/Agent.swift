@@ -1,0 +1,278 @@
+import Glibc
+import Ledger
+import LedgerStore
+import MotionCore
+import SensorBus
+import SensorChips
+import StepProtocol
+import StepSocket
+import StepdModel
+
+/// The running agent: one thread, one poll(2) loop. Each turn it waits for the earliest of a
+/// signal, socket activity, the data-ready line, or a deadline (FIFO burst, ledger checkpoint,
+/// metrics file, watchdog ping), then does what is due. The sampling path never waits on a client:
+/// replies and notifications are queued per client and written when the socket is writable.
+public final class Agent {
+    public static let version = StepdVersion.current
+
+    let options: AgentOptions
+    let logger: EventLogger
+    let notifier: SystemdNotifier
+    let sensor: SensorPath
+    var engine: MotionEngine
+    let ledger: LedgerService
+    private(set) var server: RPCServer?
+    let signals: SignalDescriptor
+    let capture: RawCapture
+    let metrics: MetricsTextfile?
+    let localTimeZone: TimeZoneRule
+
+    let startedMonotonic: Double
+    let startedWall: Double
+    private var stopRequested = false
+    private var lastSensorService: Double?
+    private var readySent = false
+    private var lastWatchdogPing = -Double.infinity
+    private var lastStatusLine = ""
+    private var lastStatusSent = -Double.infinity
+    private var nextMetricsWrite: Double
+    private var lastActivity: ActivityState
+    private var stallArmed: Bool
+
+    init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
+         ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?) {
+        self.localTimeZone = localTimeZone
+        self.options = options
+        self.logger = logger
+        self.notifier = notifier
+        self.sensor = sensor
+        self.ledger = ledger
+        self.signals = signals
+        self.metrics = metrics
+        engine = MotionEngine(configuration: MotionConfiguration(userHeight: options.userHeight))
+        lastActivity = engine.activity
+        capture = RawCapture(directory: options.stateDirectory + "/recordings",
+                             maxBytes: options.recordingsMaxMegabytes * 1_048_576, logger: logger)
+        startedMonotonic = SystemClocks.monotonic()
+        startedWall = SystemClocks.wall()
+        nextMetricsWrite = startedMonotonic
+        stallArmed = options.stallAfter != nil
+    }
+
+    func attach(server: RPCServer) { self.server = server }
+
+    // MARK: - The loop
+
+    /// Runs until SIGTERM/SIGINT; returns the process exit status.
+    func run() -> Int32 {
+        logger.notice("stepd \(Agent.version) running: board \(sensor.boardName), socket \(server?.socketPath ?? "-"), state \(options.stateDirectory)")
+        while !stopRequested {
+            turn()
+        }
+        shutdown()
+        return 0
+    }
+
+    private func turn() {
+        var descriptors: [pollfd] = [pollfd(fd: signals.fileDescriptor, events: Int16(POLLIN), revents: 0)]
+        let sensorIndex: Int?
+        if let fd = sensor.supervisor.pollDescriptor {
+            sensorIndex = descriptors.count
+            descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+        } else {
+            sensorIndex = nil
+        }
+        let serverStart = descriptors.count
+        if let server { descriptors.append(contentsOf: server.pollDescriptors) }
+
+        let timeout = millisecondsUntilNextDeadline()
+        let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
+        if count < 0 && errno != EINTR {
+            logger.error("poll failed: \(String(cString: strerror(errno))); retrying")
+        }
+
+        if descriptors[0].revents != 0 { handleSignals() }
+        let lineReady = sensorIndex.map { descriptors[$0].revents & Int16(POLLIN) != 0 } ?? false
+        if lineReady || sensor.isDue() { serviceSensor() }
+        if let server, descriptors.count > serverStart {
+            server.handle(Array(descriptors[serverStart...]))
+        }
+        afterTurn()
+    }
+
+    /// The earliest deadline, in whole milliseconds (rounded up so a deadline is never polled early).
+    private func millisecondsUntilNextDeadline() -> Int32 {
+        let now = SystemClocks.monotonic()
+        var delay = sensor.realDelayUntilDue()
+        if let tick = ledger.nextTickTime {
+            delay = min(delay, tick - SystemClocks.wall())
+        }
+        if metrics != nil { delay = min(delay, nextMetricsWrite - now) }
+        if let interval = notifier.watchdogInterval { delay = min(delay, lastWatchdogPing + interval / 2 - now) }
+        if capture.isRecording, let end = capture.deadline { delay = min(delay, end - now) }
+        delay = max(0, min(delay, 60))
+        return Int32((delay * 1000).rounded(.up))
+    }
+
+    private func handleSignals() {
+        for number in signals.drain() {
+            switch number {
+            case SIGTERM, SIGINT:
+                logger.notice("received \(number == SIGTERM ? "SIGTERM" : "SIGINT"): saving steps and stopping")
+                stopRequested = true
+            case SIGHUP:
+                logger.info("SIGHUP: nothing to reload (restart the service to change the board)")
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: - Sampling path
+
+    private func serviceSensor() {
+        let now = SystemClocks.monotonic()
+        if stallArmed, let stallAfter = options.stallAfter, now - startedMonotonic >= stallAfter {
+            // Test hook: a hung sampling loop. Nothing below runs again, so watchdog pings stop.
+            logger.warning("--test-stall-after reached: the sampling loop now hangs on purpose")
+            stallArmed = false
+            while true { sleep(3600) }
+        }
+        let batch = sensor.supervisor.service()
+        lastSensorService = now
+        if batch.gapBeforeSamples { engine.markGap() }
+        if batch.samples.isEmpty { return }
+
+        let mapping = sensor.timeMapping(wallNow: SystemClocks.wall())
+        capture.append(batch.samples, monotonicNow: now)
+        for sample in batch.samples {
+            if let update = engine.process(sample) { apply(update, mapping: mapping) }
+        }
+        server?.publishSteps(total: engine.totalSteps, distanceMeters: engine.totalDistance)
+    }
+
+    /// Hands one engine update to the ledger and the subscribers: steps first, credited to the
+    /// activity they happened in, then the activity change.
+    private func apply(_ update: MotionUpdate, mapping: SensorTimeMapping) {
+        if !update.stepTimes.isEmpty {
+            ledger.addDetectedSteps(times: update.stepTimes.map { mapping.wall(atSensorTime: $0) },
+                                    distance: update.distance, activity: lastActivity.kind, now: mapping.wallNow)
+        }
+        if let change = update.activityChange, change.kind != lastActivity.kind || change.confidence != lastActivity.confidence {
+            let start = mapping.wall(atSensorTime: change.start)
+            if change.kind != lastActivity.kind {
+                logger.debug("activity: \(lastActivity.kind.rawValue) -> \(change.kind.rawValue) (\(change.confidence.rawValue))")
+                ledger.activityChanged(to: change.kind, at: start, now: mapping.wallNow)
+            }
+            lastActivity = change
+            server?.publishActivity(ActivityResult(kind: change.kind, confidence: change.confidence, start: start))
+        }
+    }
+
+    // MARK: - Housekeeping after each turn
+
+    private func afterTurn() {
+        let now = SystemClocks.monotonic()
+        let wall = SystemClocks.wall()
+        if let tick = ledger.nextTickTime, tick <= wall { ledger.tick(now: wall) }
+        capture.expireIfDue(monotonicNow: now)
+
+        if !readySent, sensor.supervisor.status.health != .lost || now - startedMonotonic >= 10 {
+            // READY once the sensor is configured and the socket listens; a sensor that is absent
+            // must not keep the unit "activating" forever, so after 10 s the agent reports ready
+            // with the sensor lost (status says so) and keeps re-probing.
+            readySent = true
+            notifier.notify("READY=1\nSTATUS=\(statusLine())")
+            logger.info("ready: sensor \(sensor.supervisor.status.health.rawValue)")
+        }
+        if let interval = notifier.watchdogInterval, now - lastWatchdogPing >= interval / 2 {
+            // Pinged only while the sampling path runs on schedule: a loop stuck elsewhere, or a
+            // sensor service that stopped being called, lets systemd restart the agent.
+            if let last = lastSensorService, now - last <= interval / 2 + sensor.maxServiceGap {
+                notifier.notify("WATCHDOG=1")
+                lastWatchdogPing = now
+            }
+        }
+        if readySent, now - lastStatusSent >= 5 {
+            let line = statusLine()
+            if line != lastStatusLine {
+                notifier.notify("STATUS=\(line)")
+                lastStatusLine = line
+            }
+            lastStatusSent = now
+        }
+        if let metrics, now >= nextMetricsWrite {
+            metrics.write(snapshot(wallNow: wall))
+            nextMetricsWrite = now + options.metricsInterval
+        }
+    }
+
+    func statusLine() -> String {
+        let status = sensor.supervisor.status
+        let model = status.model?.rawValue ?? "no sensor"
+        return "sensor \(model) \(status.health.rawValue), \(stepsToday(now: SystemClocks.wall())) steps today, \(lastActivity.kind.rawValue)"
+    }
+
+    var currentActivity: ActivityState { lastActivity }
+
+    /// Today in local time, all sources merged, saved and unsaved steps.
+    func stepsToday(now: Double) -> Int {
+        guard let today = try? ledger.today(now: now, timeZone: localTimeZone) else { return 0 }
+        return Int(today.steps.rounded())
+    }
+
+    var ledgerLastCheckpoint: Double? { ledger.lastCheckpointTime }
+
+    // MARK: - Shutdown
+
+    private func shutdown() {
+        notifier.notify("STOPPING=1\nSTATUS=saving steps")
+        if let update = engine.finish() {
+            apply(update, mapping: sensor.timeMapping(wallNow: SystemClocks.wall()))
+        }
+        ledger.shutdown(now: SystemClocks.wall())
+        capture.stop(reason: "agent stopping")
+        server?.close()
+        if let metrics { metrics.write(snapshot(wallNow: SystemClocks.wall())) }
+        logger.notice("stopped: \(engine.totalSteps) steps counted this run, ledger \(ledger.health.state.rawValue)")
+    }
+
+    // MARK: - Snapshots for status and metrics
+
+    func snapshot(wallNow: Double) -> AgentSnapshot {
+        let health = ledger.health
+        return AgentSnapshot(
+            boardName: sensor.boardName,
+            sensor: sensor.supervisor.status,
+            stepsToday: stepsToday(now: wallNow),
+            stepsSinceStart: engine.totalSteps,
+            distanceSinceStart: engine.totalDistance,
+            activity: lastActivity,
+            ledgerHealthState: health.state.rawValue,
+            ledgerRecords: ledger.recordCount,
+            ledgerBytes: ledger.diskUsageBytes,
+            unsavedSteps: health.pendingSteps,
+            lastCheckpointAge: ledger.lastCheckpointTime.map { wallNow - $0 },
+            uptime: SystemClocks.monotonic() - startedMonotonic,
+            clients: server?.clientCount ?? 0,
+            recording: capture.isRecording)
+    }
+}
+
+/// What status, STATUS= lines and the metrics file are made from.
+struct AgentSnapshot {
+    var boardName: String
+    var sensor: SensorStatus
+    var stepsToday: Int
+    var stepsSinceStart: Int
+    var distanceSinceStart: Double
+    var activity: ActivityState
+    var ledgerHealthState: String
+    var ledgerRecords: Int
+    var ledgerBytes: Int
+    var unsavedSteps: Int
+    var lastCheckpointAge: Double?
+    var uptime: Double
+    var clients: Int
+    var recording: Bool
+}

@@ -1,0 +1,162 @@
+import Glibc
+import Recordings
+import StepJSON
+import StepdModel
+
+/// Raw sample capture for field testers (`recording.start` / `stepctl record`): the samples the
+/// detector sees, in the shared `t,x,y,z` gzip format, with a JSON sidecar that says where they
+/// came from. Runs beside normal counting; the directory is kept under a size cap by deleting the
+/// oldest recordings first.
+final class RawCapture {
+    struct Metadata {
+        var board: String
+        var chip: String
+        var rateHz: Double
+        var label: String
+        var agentVersion: String
+    }
+
+    struct Active {
+        var writer: GzipCSVWriter
+        var baseName: String
+        var metadata: Metadata
+        var startedWall: Double
+        var firstSampleTime: Double?
+        var deadline: Double
+    }
+
+    let directory: String
+    let maxBytes: Int
+    private let logger: EventLogger
+    private var active: Active?
+
+    init(directory: String, maxBytes: Int, logger: EventLogger) {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.logger = logger
+    }
+
+    var isRecording: Bool { active != nil }
+    var deadline: Double? { active?.deadline }
+    var startedWall: Double? { active?.startedWall }
+    var currentFile: String? { active.map { directory + "/" + $0.baseName + ".csv.gz" } }
+
+    enum StartError: Error, CustomStringConvertible {
+        case alreadyRecording(String)
+        case cannotCreate(String, Int32)
+        case badLabel
+
+        var description: String {
+            switch self {
+            case .alreadyRecording(let file): return "a recording is already running (\(file)); stop it first"
+            case .cannotCreate(let path, let code): return "cannot create \(path): \(FileOps.errorText(code))"
+            case .badLabel: return "label may hold letters, digits, '-', '_' and '.' only (at most 64)"
+            }
+        }
+    }
+
+    /// Starts a capture that ends by itself after `minutes`. Returns the data file's path.
+    func start(minutes: Double, label: String, metadata: Metadata, monotonicNow: Double, wallNow: Double)
+        throws(StartError) -> String
+    {
+        if let current = currentFile { throw .alreadyRecording(current) }
+        guard label.utf8.count <= 64,
+              label.unicodeScalars.allSatisfy({ ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) })
+        else { throw .badLabel }
+        if let code = FileOps.makeDirectories(directory) { throw .cannotCreate(directory, code) }
+        enforceCap(reserving: 0)
+        let baseName = UTCText.compact(wallNow) + (label.isEmpty ? "" : "-" + label)
+        let path = directory + "/" + baseName + ".csv.gz"
+        let writer: GzipCSVWriter
+        do {
+            writer = try GzipCSVWriter(path: path)
+        } catch {
+            throw .cannotCreate(path, EIO)
+        }
+        active = Active(writer: writer, baseName: baseName, metadata: metadata, startedWall: wallNow,
+                        firstSampleTime: nil, deadline: monotonicNow + minutes * 60)
+        writeSidecar(finished: false)
+        logger.info("recording started: \(path) for \(minutes) min")
+        return path
+    }
+
+    /// Samples keep their spacing; `t` restarts at 0 as the shared format expects.
+    func append(_ samples: [AccelSample], monotonicNow: Double) {
+        guard var current = active else { return }
+        let origin = current.firstSampleTime ?? samples.first?.t ?? 0
+        current.firstSampleTime = origin
+        active = current
+        do {
+            for sample in samples {
+                try current.writer.append(AccelSample(t: sample.t - origin, x: sample.x, y: sample.y, z: sample.z))
+            }
+        } catch {
+            logger.error("recording stopped: cannot write \(currentFile ?? "-"): \(error)")
+            stop(reason: "write failed")
+        }
+    }
+
+    func expireIfDue(monotonicNow: Double) {
+        if let deadline = active?.deadline, monotonicNow >= deadline { stop(reason: "time limit reached") }
+    }
+
+    /// Ends the capture. Returns the data file and the number of samples written.
+    @discardableResult
+    func stop(reason: String) -> (file: String, samples: Int)? {
+        guard let current = active, let file = currentFile else { return nil }
+        do {
+            try current.writer.finish()
+        } catch {
+            logger.error("recording \(file) could not be finished: \(error)")
+        }
+        writeSidecar(finished: true)
+        active = nil
+        logger.info("recording stopped (\(reason)): \(file), \(current.writer.samplesWritten) samples")
+        enforceCap(reserving: 0)
+        return (file, current.writer.samplesWritten)
+    }
+
+    private func writeSidecar(finished: Bool) {
+        guard let current = active else { return }
+        let sidecar: JSONValue = [
+            "board": .string(current.metadata.board),
+            "chip": .string(current.metadata.chip),
+            "rate_hz": .double(current.metadata.rateHz),
+            "label": .string(current.metadata.label),
+            "start": .string(UTCText.iso8601(current.startedWall)),
+            "start_epoch": .double(current.startedWall),
+            "agent_version": .string(current.metadata.agentVersion),
+            "samples": .int(current.writer.samplesWritten),
+            "finished": .bool(finished),
+            "format": "t,x,y,z (seconds since first sample, g), gzip",
+        ]
+        var bytes = sidecar.serialized()
+        bytes.append(UInt8(ascii: "\n"))
+        let path = directory + "/" + current.baseName + ".json"
+        if let code = FileOps.writeAtomically(bytes, to: path) {
+            logger.warning("cannot write \(path): \(FileOps.errorText(code))")
+        }
+    }
+
+    /// Deletes the oldest finished recordings (data file and sidecar together) until the
+    /// directory fits `maxBytes`.
+    private func enforceCap(reserving: Int) {
+        let files = FileOps.listFiles(directory)
+        var total = files.reduce(0) { $0 + $1.size } + reserving
+        guard total > maxBytes else { return }
+        let activeBase = active?.baseName
+        var groups: [String: Int] = [:]
+        for file in files {
+            let base = file.name.hasSuffix(".csv.gz") ? String(file.name.dropLast(7))
+                : file.name.hasSuffix(".json") ? String(file.name.dropLast(5)) : file.name
+            groups[base, default: 0] += file.size
+        }
+        // Names start with a UTC timestamp, so name order is age order.
+        for base in groups.keys.sorted() where total > maxBytes && base != activeBase {
+            unlink(directory + "/" + base + ".csv.gz")
+            unlink(directory + "/" + base + ".json")
+            total -= groups[base] ?? 0
+            logger.info("recordings over \(maxBytes / 1_048_576) MB: deleted the oldest, \(base)")
+        }
+    }
+}

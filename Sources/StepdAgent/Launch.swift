@@ -1,0 +1,252 @@
+import Boards
+import ChipEmulation
+import Glibc
+import LedgerStore
+import Recordings
+import SensorChips
+import StepProtocol
+import StepSocket
+import StepdModel
+
+/// Exit statuses from sysexits.h, so a unit can tell a bad configuration (do not restart) from a
+/// crash (restart): the service file sets `RestartPreventExitStatus=64 78`.
+public enum AgentExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 64
+    case cannotCreate = 73
+    case configuration = 78
+}
+
+/// Turns a command line into a running agent, or into one error line that says what to fix.
+public enum AgentLauncher {
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let uid = getuid()
+        let outcome = AgentOptions.parse(
+            arguments,
+            defaultStateDirectory: DefaultPaths.stateDirectory(environment: environment, uid: uid),
+            defaultSocketPath: DefaultPaths.socketPath(environment: environment, uid: uid))
+        let options: AgentOptions
+        switch outcome {
+        case .help:
+            print(AgentOptions.usage)
+            return AgentExitStatus.success.rawValue
+        case .version:
+            print("stepd \(Agent.version)")
+            return AgentExitStatus.success.rawValue
+        case .failure(let message):
+            fail("\(message)")
+            return AgentExitStatus.usage.rawValue
+        case .run(let parsed):
+            options = parsed
+        }
+
+        let journal = JournalLogger(threshold: options.logLevel)
+        let logger = journal.eventLogger
+
+        let plan: SensorPlan
+        switch sensorPlan(options: options) {
+        case .success(let made): plan = made
+        case .failure(let problem):
+            logger.error(problem.message)
+            return AgentExitStatus.configuration.rawValue
+        }
+
+        if options.checkOnly {
+            print("ok: board \(plan.boardName)\(plan.boardFile.map { " (\($0))" } ?? ""), \(plan.describeSource())")
+            return AgentExitStatus.success.rawValue
+        }
+
+        if let code = FileOps.makeDirectories(options.stateDirectory) {
+            logger.error("cannot create the state directory \(options.stateDirectory): \(FileOps.errorText(code)) (pass --state-dir DIR or fix its permissions)")
+            return AgentExitStatus.cannotCreate.rawValue
+        }
+        let socketDirectory = parentDirectory(of: options.socketPath)
+        if let code = FileOps.makeDirectories(socketDirectory) {
+            logger.error("cannot create the socket directory \(socketDirectory): \(FileOps.errorText(code)) (pass --socket PATH)")
+            return AgentExitStatus.cannotCreate.rawValue
+        }
+
+        var ledgerOptions = LedgerOptions()
+        ledgerOptions.retentionDays = options.retentionDays
+        ledgerOptions.diskCapBytes = options.ledgerMaxMegabytes << 20
+        ledgerOptions.hardDiskCapBytes = max(ledgerOptions.diskCapBytes * 2, ledgerOptions.hardDiskCapBytes)
+        let localTimeZone = LocalTimeZone.rule(environment: environment, logger: logger)
+        ledgerOptions.timeZone = localTimeZone
+        let ledger: LedgerService
+        do {
+            ledger = try LedgerService(stateDirectory: options.stateDirectory, options: ledgerOptions, logger: logger)
+        } catch {
+            logger.error("cannot open the ledger in \(options.stateDirectory): \(error)")
+            return AgentExitStatus.cannotCreate.rawValue
+        }
+
+        let signals: SignalDescriptor
+        do {
+            signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+        } catch {
+            logger.error("\(error)")
+            return AgentExitStatus.failure.rawValue
+        }
+
+        let sensor = SensorPath(plan: plan, logger: logger)
+        logger.info("sensor: \(sensor.description)")
+        let metrics = options.metricsDirectory.map { MetricsTextfile(directory: $0, logger: logger) }
+        let agent = Agent(options: options, logger: logger, notifier: SystemdNotifier(environment: environment),
+                          sensor: sensor, ledger: ledger, localTimeZone: localTimeZone, signals: signals,
+                          metrics: metrics)
+
+        var socketGroup: UInt32?
+        if let name = options.socketGroup {
+            guard let gid = SystemGroupLookup.groupID(named: name) else {
+                logger.error("--socket-group \(name): no such group (create it or pass another)")
+                return AgentExitStatus.configuration.rawValue
+            }
+            socketGroup = gid
+        }
+        var adminGroup: UInt32?
+        if let name = options.adminGroup {
+            guard let gid = SystemGroupLookup.groupID(named: name) else {
+                logger.error("--admin-group \(name): no such group (create it or pass another)")
+                return AgentExitStatus.configuration.rawValue
+            }
+            adminGroup = gid
+        }
+        do {
+            let server = try RPCServer(
+                options: UnixSocketServerOptions(path: options.socketPath, groupID: socketGroup),
+                service: AgentService(agent: agent),
+                permissions: PermissionPolicy(agentUID: uid, adminGroupID: adminGroup),
+                logger: logger)
+            agent.attach(server: server)
+        } catch {
+            logger.error("cannot serve \(options.socketPath): \(error)")
+            return AgentExitStatus.cannotCreate.rawValue
+        }
+        return agent.run()
+    }
+
+    struct PlanProblem: Error { let message: String }
+
+    /// The sensor source from `--simulate`, `--board` or the built-in simulated board.
+    static func sensorPlan(options: AgentOptions) -> Result<SensorPlan, PlanProblem> {
+        var faults: FaultSchedule?
+        if let spec = options.faultSchedule {
+            do {
+                faults = try FaultSchedule(parsing: spec)
+            } catch {
+                return .failure(PlanProblem(message: "--inject-faults: \(error)"))
+            }
+        }
+        if let recording = options.simulateRecording {
+            let samples: [AccelSample]
+            do {
+                samples = try RecordingReader.read(path: recording)
+            } catch {
+                return .failure(PlanProblem(message: "--simulate: \(error)"))
+            }
+            guard samples.count >= 2 else {
+                return .failure(PlanProblem(message: "--simulate: \(recording) holds fewer than two samples; nothing to replay"))
+            }
+            let chip = options.simulateChip ?? .mpu6050
+            return .success(SensorPlan(
+                boardName: "simulated \(chip.rawValue)", boardFile: nil,
+                source: .simulated(model: chip, samples: samples, recordingName: recording,
+                                   speed: options.replaySpeed ?? 1, faults: faults),
+                settings: SensorSettings(chip: chip)))
+        }
+        if let path = options.boardPath {
+            let board: Board
+            do {
+                board = try BoardLoader.load(path: path)
+            } catch {
+                return .failure(PlanProblem(message: "\(error)"))
+            }
+            return plan(for: board, file: path, options: options, faults: faults)
+        }
+        let builtIn: Board
+        do {
+            builtIn = try BoardParser.parse(text: builtInBoardText, fileName: "<built-in simulated board>")
+        } catch {
+            return .failure(PlanProblem(message: "the built-in board does not parse: \(error)"))
+        }
+        return plan(for: builtIn, file: nil, options: options, faults: faults)
+    }
+
+    /// The board used when neither --board nor --simulate is given; the same as
+    /// boards/simulated.toml (a test holds them equal), so the agent runs from any directory.
+    static let builtInBoardText = """
+        name = "simulated"
+        description = "Emulated MPU-6050 at 0x68 replaying the embedded walking recording"
+        bus = "simulated"
+        chip = "mpu6050"
+        address = 0x68
+        range_g = 4
+        replay_speed = 1.0
+        burst_interval_s = 1.0
+        """
+
+    static func plan(for board: Board, file: String?, options: AgentOptions, faults: FaultSchedule?)
+        -> Result<SensorPlan, PlanProblem>
+    {
+        let settings = SensorSettings(chip: board.chip, address: board.address, rangeG: board.rangeG,
+                                      axisRemap: board.axisRemap, burstInterval: board.burstInterval)
+        switch board.bus {
+        case .simulated:
+            var samples = EmbeddedRecording.samples
+            var name = "the embedded walking recording"
+            if let recording = board.recording {
+                do {
+                    samples = try RecordingReader.read(path: recording)
+                    name = recording
+                } catch {
+                    return .failure(PlanProblem(message: "\(file ?? "board"): recording: \(error)"))
+                }
+            }
+            let chip = options.simulateChip ?? board.chip ?? .mpu6050
+            var simulated = settings
+            simulated.chip = chip
+            return .success(SensorPlan(
+                boardName: board.name, boardFile: file,
+                source: .simulated(model: chip, samples: samples, recordingName: name,
+                                   speed: options.replaySpeed ?? board.replaySpeed ?? 1, faults: faults),
+                settings: simulated))
+        case .linux(let devicePath):
+            if options.replaySpeed != nil {
+                return .failure(PlanProblem(message: "--replay-speed applies to simulated boards only; \(file ?? "the board") uses \(devicePath)"))
+            }
+            if faults != nil {
+                return .failure(PlanProblem(message: "--inject-faults works only with a simulated board"))
+            }
+            return .success(SensorPlan(
+                boardName: board.name, boardFile: file,
+                source: .linux(devicePath: devicePath, dataReady: board.dataReady.map { ($0.chip, $0.line) }),
+                settings: settings))
+        }
+    }
+
+    private static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    private static func fail(_ message: String) {
+        var line = Array("stepd: \(message)\n".utf8)
+        _ = line.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// The process environment, read without Foundation.
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

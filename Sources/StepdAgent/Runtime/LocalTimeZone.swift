@@ -1,0 +1,19 @@
+import Ledger
+import LedgerStore
+import StepdModel
+
+/// The device's local time zone for "today" and for the UTC offset stored with each record:
+/// `$TZ` when set (a zone name such as Europe/Berlin, or an offset), else /etc/localtime, else UTC.
+enum LocalTimeZone {
+    static func rule(environment: [String: String], logger: EventLogger) -> TimeZoneRule {
+        // glibc accepts a leading ':' in TZ ("implementation-defined" form); it names a zone file.
+        var name = environment["TZ"]
+        if let value = name, value.hasPrefix(":") { name = String(value.dropFirst()) }
+        do {
+            return try TimeZoneLoader.load(name)
+        } catch {
+            logger.warning("local time zone: \(error); using UTC for 'today'")
+            return .utc
+        }
+    }
+}

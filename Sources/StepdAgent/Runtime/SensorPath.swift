@@ -1,0 +1,86 @@
+import ChipEmulation
+import SensorBus
+import SensorChips
+import StepdModel
+
+/// Where samples come from, decided once from the board file or `--simulate`.
+struct SensorPlan {
+    enum Source {
+        /// A real i2c-dev adapter, e.g. `/dev/i2c-1`.
+        case linux(devicePath: String, dataReady: (chip: String, line: Int)?)
+        /// An emulated chip replaying `samples` in a loop, `speed` times faster than real time.
+        case simulated(model: ChipModel, samples: [AccelSample], recordingName: String, speed: Double, faults: FaultSchedule?)
+    }
+
+    var boardName: String
+    var boardFile: String?
+    var source: Source
+    var settings: SensorSettings
+
+    func describeSource() -> String {
+        let chip = settings.chip?.rawValue ?? "mpu6050 or lis3dh (probed)"
+        let address = settings.address.map { " at 0x" + String($0, radix: 16) } ?? ""
+        switch source {
+        case .linux(let devicePath, let dataReady):
+            let line = dataReady.map { ", data-ready \($0.chip) line \($0.line)" } ?? ""
+            return "\(chip)\(address) on \(devicePath), ±\(settings.rangeG) g\(line)"
+        case .simulated(let model, let samples, let name, let speed, _):
+            return "simulated \(model.rawValue) replaying \(name) (\(samples.count) samples) at \(speed)x"
+        }
+    }
+}
+
+/// The supervisor plus the clock it runs on, and the conversions the loop needs between the
+/// sensor clock and real time.
+final class SensorPath {
+    let supervisor: SensorSupervisor
+    let clock: any SensorClock
+    let speed: Double
+    let boardName: String
+    let boardFile: String?
+    let description: String
+    /// The longest real time the supervisor may legitimately wait between services (its
+    /// longest backoff), so the watchdog does not fire while a lost sensor is re-probed.
+    let maxServiceGap: Double
+
+    init(plan: SensorPlan, logger: EventLogger) {
+        boardName = plan.boardName
+        boardFile = plan.boardFile
+        switch plan.source {
+        case .linux(let devicePath, let dataReady):
+            let clock = MonotonicClock()
+            var line: GPIODataReadyLine?
+            if let dataReady {
+                do {
+                    line = try GPIODataReadyLine(chip: dataReady.chip, offset: dataReady.line)
+                } catch {
+                    // The FIFO still works without the line: poll on the burst timer instead.
+                    logger.warning("data-ready line unavailable, reading the FIFO on a timer instead: \(error)")
+                }
+            }
+            supervisor = SensorSupervisor(bus: ReopeningI2CBus(path: devicePath), settings: plan.settings,
+                                          clock: clock, dataReady: line, logger: logger)
+            self.clock = clock
+            speed = 1
+            description = devicePath
+        case .simulated(let model, let samples, let recordingName, let speed, let faults):
+            let simulation = SimulatedSensor(model: model, samples: samples, speed: speed, faults: faults)
+            supervisor = simulation.makeSupervisor(settings: plan.settings, logger: logger)
+            clock = simulation.clock
+            self.speed = speed
+            description = "simulated \(model.rawValue) replaying \(recordingName) at \(speed)x"
+        }
+        maxServiceGap = SensorSupervisor.maxBackoff / speed + 1
+    }
+
+    func isDue() -> Bool { supervisor.nextServiceTime <= clock.now() }
+
+    /// Real seconds until the supervisor wants service (0 when overdue).
+    func realDelayUntilDue() -> Double {
+        max(0, (supervisor.nextServiceTime - clock.now()) / speed)
+    }
+
+    func timeMapping(wallNow: Double) -> SensorTimeMapping {
+        SensorTimeMapping(sensorNow: clock.now(), wallNow: wallNow, speed: speed)
+    }
+}

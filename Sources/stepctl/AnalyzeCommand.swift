@@ -1,0 +1,81 @@
+import ArgumentParser
+import Glibc
+import MotionCore
+import Recordings
+import StepdModel
+
+/// `stepctl analyze [--json] FILE...`: the agent's motion engine over recordings.
+struct AnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Count steps and classify activity in recordings (t,x,y,z CSV in seconds and g, plain or gzip).")
+
+    @Flag(help: "One JSON object per file and line: file, steps, distance_m, activities.")
+    var json = false
+
+    @Option(help: "User height in metres for the stride model (default 1.70).")
+    var height: Double?
+
+    @Argument(help: "Recording files.")
+    var files: [String]
+
+    func validate() throws {
+        if let height, !(height >= 0.5 && height <= 2.6) {
+            throw ValidationError("--height is in metres and must be between 0.5 and 2.6, got \(height)")
+        }
+        if files.isEmpty { throw ValidationError("give at least one recording file") }
+    }
+
+    func run() throws {
+        let configuration = MotionConfiguration(userHeight: height)
+        var failures = 0
+        if !json {
+            emit(pad("file", 40) + pad("steps", 8) + pad("distance m", 12) + "activities")
+        }
+        for file in files {
+            let samples: [AccelSample]
+            do {
+                samples = try RecordingReader.read(path: file)
+            } catch {
+                failures += 1
+                emitError("stepctl analyze: \(error)")
+                continue
+            }
+            let analysis = RecordingAnalysis.run(samples, configuration: configuration)
+            if json {
+                emit(analysis.jsonLine(file: file))
+            } else {
+                let summary = analysis.activities.map {
+                    "\($0.kind.rawValue)(\($0.confidence.rawValue)) \(seconds($0.start))-\(seconds($0.end))s"
+                }.joined(separator: ", ")
+                emit(pad(file, 40) + pad("\(analysis.steps)", 8) + pad(seconds(analysis.distance), 12) + summary)
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    private func seconds(_ value: Double) -> String {
+        let tenths = Int64((value * 10).rounded())
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func emit(_ line: String) { writeAll(1, line + "\n") }
+    private func emitError(_ line: String) { writeAll(2, line + "\n") }
+
+    private func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                return
+            }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Glibc
+import StepJSON
+import StepProtocol
+import StepSocket
+
+/// How to reach the agent; declared on the root and on every agent subcommand so `--socket`
+/// works on either side of the subcommand name.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The agent's Unix socket.", valueName: "path"),
+            completion: .file())
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the agent.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+    }
+}
+
+/// `--json` and the time zone shared by agent commands.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+}
+
+/// The failure message stepctl prints (ArgumentParser adds "Error: " and exits 1).
+struct CtlFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func environmentDictionary() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let eq = text.firstIndex(of: "=") {
+            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        pointer += 1
+    }
+    return result
+}
+
+/// Connects using the subcommand's `--socket`, else the root's, else the defaults (the user's
+/// socket, then the system one).
+func connect(_ local: ConnectionOptions, _ root: ConnectionOptions?) throws -> UnixSocketClient {
+    let timeout = local.socket != nil || root?.socket == nil ? local.timeout : (root?.timeout ?? local.timeout)
+    do {
+        if let path = local.socket ?? root?.socket {
+            return try UnixSocketClient(path: path, timeout: timeout)
+        }
+        let candidates = DefaultPaths.clientSocketCandidates(environment: environmentDictionary(), uid: getuid())
+        return try UnixSocketClient.connectFirst(candidates, timeout: timeout)
+    } catch {
+        throw CtlFailure(error.description)
+    }
+}
+
+/// One call with errors turned into messages.
+func call(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValue? = nil) throws -> JSONValue {
+    do {
+        return try client.call(method, params)
+    } catch {
+        if case .rpc(let rpc) = error, rpc.code == RPCError.permissionDeniedCode {
+            throw CtlFailure("\(rpc.message)")
+        }
+        throw CtlFailure("\(method.rawValue): \(error.description)")
+    }
+}
+
+/// Prints `value` as one JSON line.
+func printJSON(_ value: JSONValue) {
+    print(value.jsonText)
+}

@@ -1,0 +1,185 @@
+import ArgumentParser
+import Glibc
+import Recordings
+import StepJSON
+import StepProtocol
+import StepSocket
+import StepdModel
+
+/// `stepctl record`: raw capture for field testers, alongside normal counting.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Capture raw samples (t,x,y,z gzip + JSON sidecar) into the agent's state directory.",
+        discussion: """
+            The capture runs beside normal counting and stops by itself after --minutes. Feed the \
+            file to `stepctl analyze` to reproduce what the device counted. --stop ends a running one.
+            """)
+
+    @ParentCommand var root: StepCtl
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "How long to record (1-240 minutes).") var minutes: Int = 10
+    @Option(help: ArgumentHelp("A short label for the file name (letters, digits, - _ .).", valueName: "text"))
+    var label: String?
+    @Flag(help: "Stop the running recording instead of starting one.") var stop = false
+    @Flag(help: "Wait until the recording has finished, then print its file.") var wait = false
+
+    func validate() throws {
+        guard (1...240).contains(minutes) else { throw ValidationError("--minutes must be 1 to 240") }
+    }
+
+    func run() throws {
+        let client = try connect(connection, root.connection)
+        if stop {
+            let result = try call(client, .recordingStop)
+            if output.json { return printJSON(result) }
+            print("stopped: \(result["file"]?.stringValue ?? "-"), \(formatInt(result["samples"])) samples")
+            return
+        }
+        var params: JSONObject = ["minutes": .int(minutes)]
+        if let label { params["label"] = .string(label) }
+        let started = try call(client, .recordingStart, .object(params))
+        if !wait {
+            if output.json { return printJSON(started) }
+            print("recording to \(started["file"]?.stringValue ?? "-") until \(TimeText.local(started["until"]?.doubleValue, format: "%H:%M:%S"))")
+            return
+        }
+        while true {
+            sleep(2)
+            let status = try call(client, .status)
+            if status.value(atPath: "recording") == false { break }
+        }
+        if output.json { return printJSON(started) }
+        print("recorded \(started["file"]?.stringValue ?? "-")")
+    }
+}
+
+/// `stepctl bundle`: everything a developer needs when a tester says "it undercounted", in one
+/// file the tester can hand over.
+struct BundleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bundle",
+        abstract: "Pack ledger files, recordings, the board file, status, version and recent logs into a .tar.gz.",
+        discussion: """
+            Only the agent's own files go in: regular files directly inside <state>/ledger and \
+            <state>/recordings (symbolic links and other owners' files are skipped), the board file \
+            the running agent names, its status, and the stepd unit's journal lines when journalctl \
+            is available. Works without the agent too (status then says why it is missing).
+            """)
+
+    @ParentCommand var root: StepCtl
+    @OptionGroup var connection: ConnectionOptions
+    @Option(name: [.short, .long], help: ArgumentHelp("The archive to write.", valueName: "file.tar.gz"))
+    var output: String
+    @Option(help: ArgumentHelp("The agent's state directory (default: what the agent reports, else the default).", valueName: "dir"))
+    var stateDir: String?
+    @Option(help: "Journal lines to include.") var journalLines: Int = 2000
+
+    func run() throws {
+        var status: JSONValue
+        do {
+            let client = try connect(connection, root.connection)
+            status = try call(client, .status)
+        } catch {
+            status = ["error": .string("agent not reachable: \(error)")]
+        }
+        let environment = environmentDictionary()
+        let state = stateDir ?? status.value(atPath: "state_directory")?.stringValue
+            ?? DefaultPaths.stateDirectory(environment: environment, uid: getuid())
+
+        let archive = try TarGzipWriter(path: output)
+        var manifest: [JSONValue] = []
+        let now = Int(time(nil))
+        func add(_ name: String, _ bytes: [UInt8], modified: Int = now) throws {
+            try archive.add(name: "stepd-bundle/" + name, contents: bytes, modified: modified)
+            manifest.append(["name": .string(name), "bytes": .int(bytes.count)])
+        }
+
+        try add("status.json", Array((status.jsonText + "\n").utf8))
+        let version = status["version"]?.stringValue ?? "unknown (agent not reachable)"
+        try add("version.txt", Array("stepd \(version)\nstepctl \(StepdVersion.current)\n".utf8))
+        var skipped: [String] = []
+        for folder in ["ledger", "recordings"] {
+            for file in BundleFiles.ownFiles(in: state + "/" + folder, skipped: &skipped) {
+                try add(folder + "/" + file.name, file.contents, modified: file.modified)
+            }
+        }
+        if let board = status.value(atPath: "board.file")?.stringValue {
+            if let bytes = try? RecordingReader.readAllBytes(path: board) {
+                try add("board.toml", bytes)
+            } else {
+                skipped.append("\(board): not readable")
+            }
+        }
+        if let journal = BundleFiles.journal(lines: journalLines) { try add("journal.txt", journal) }
+        let summary: JSONValue = [
+            "created": .int(now), "state_directory": .string(state), "files": .array(manifest),
+            "skipped": .array(skipped.map { .string($0) }),
+        ]
+        try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8))
+        try archive.finish()
+        print("wrote \(output): \(manifest.count + 1) files" + (skipped.isEmpty ? "" : ", skipped \(skipped.count) (see manifest.json)"))
+    }
+}
+
+/// The file-system side of `bundle`.
+enum BundleFiles {
+    struct File {
+        var name: String
+        var contents: [UInt8]
+        var modified: Int
+    }
+
+    /// Regular files directly in `directory` owned by the directory's owner. Links are not
+    /// followed: a link could point at anything on the device.
+    static func ownFiles(in directory: String, skipped: inout [String]) -> [File] {
+        var directoryInfo = stat()
+        guard lstat(directory, &directoryInfo) == 0, (directoryInfo.st_mode & S_IFMT) == S_IFDIR,
+              let handle = opendir(directory)
+        else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        var files: [File] = []
+        for name in names.sorted() {
+            let path = directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                skipped.append("\(path): not a regular file")
+                continue
+            }
+            guard info.st_uid == directoryInfo.st_uid else {
+                skipped.append("\(path): owned by uid \(info.st_uid), not the agent")
+                continue
+            }
+            guard let bytes = try? RecordingReader.readAllBytes(path: path) else {
+                skipped.append("\(path): not readable")
+                continue
+            }
+            files.append(File(name: name, contents: bytes, modified: Int(info.st_mtim.tv_sec)))
+        }
+        return files
+    }
+
+    /// The stepd unit's recent journal lines, or nil when journalctl is absent or has none.
+    static func journal(lines: Int) -> [UInt8]? {
+        guard access("/usr/bin/journalctl", X_OK) == 0 || access("/bin/journalctl", X_OK) == 0 else { return nil }
+        guard let pipe = popen("journalctl -u stepd.service -n \(max(1, min(lines, 100_000))) --no-pager -o short-iso 2>/dev/null", "r") else {
+            return nil
+        }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, pipe)
+            if n <= 0 { break }
+            output.append(contentsOf: buffer[0..<n])
+        }
+        pclose(pipe)
+        return output.isEmpty ? nil : output
+    }
+}

@@ -1,0 +1,70 @@
+import CZlib
+import Glibc
+
+/// Writes a gzip-compressed ustar archive: enough of tar for a field-test bundle (regular files,
+/// one level of folders), so stepctl needs neither Foundation nor a `tar` binary on the device.
+final class TarGzipWriter {
+    private let file: gzFile
+    let path: String
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(path: String) throws {
+        // 0600: a bundle holds the wearer's step history until they hand it over.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard let handle = gzdopen(fd, "wb9") else {
+            close(fd)
+            throw Failure(description: "cannot start gzip stream for \(path)")
+        }
+        file = handle
+        self.path = path
+    }
+
+    /// Adds a file with `contents` under `name` (relative, no `..`).
+    func add(name: String, contents: [UInt8], mode: Int = 0o644, modified: Int = 0) throws {
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.split(separator: "/").contains(".."), name.utf8.count < 100 else {
+            throw Failure(description: "bad archive member name '\(name)'")
+        }
+        var header = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int, width: Int) {
+            for (index, byte) in text.utf8.prefix(width).enumerated() { header[offset + index] = byte }
+        }
+        func octal(_ value: Int, width: Int) -> String {
+            let digits = String(value, radix: 8)
+            return String(repeating: "0", count: max(0, width - 1 - digits.count)) + digits
+        }
+        put(name, at: 0, width: 100)
+        put(octal(mode, width: 8), at: 100, width: 7)
+        put(octal(0, width: 8), at: 108, width: 7)
+        put(octal(0, width: 8), at: 116, width: 7)
+        put(octal(contents.count, width: 12), at: 124, width: 11)
+        put(octal(modified, width: 12), at: 136, width: 11)
+        put("        ", at: 148, width: 8)
+        header[156] = UInt8(ascii: "0")
+        put("ustar", at: 257, width: 6)
+        put("00", at: 263, width: 2)
+        put("stepd", at: 265, width: 32)
+        put("stepd", at: 297, width: 32)
+        let checksum = header.reduce(0) { $0 + Int($1) }
+        put(octal(checksum, width: 7) + "\0", at: 148, width: 8)
+        try write(header)
+        try write(contents)
+        let padding = (512 - contents.count % 512) % 512
+        if padding > 0 { try write([UInt8](repeating: 0, count: padding)) }
+    }
+
+    /// Two zero blocks end a tar archive.
+    func finish() throws {
+        try write([UInt8](repeating: 0, count: 1024))
+        guard gzclose(file) == Z_OK else { throw Failure(description: "cannot finish \(path)") }
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
+        guard written == Int32(bytes.count) else { throw Failure(description: "cannot write \(path) (disk full?)") }
+    }
+}

@@ -1,0 +1,125 @@
+import Boards
+@testable import SensorChips
+import Testing
+import StepdModel
+@testable import StepdAgent
+
+@Suite struct AgentOptionsTests {
+    func parse(_ arguments: [String]) -> AgentOptions.ParseOutcome {
+        AgentOptions.parse(arguments, defaultStateDirectory: "/state", defaultSocketPath: "/sock")
+    }
+
+    @Test func defaultsApplyWithoutFlags() {
+        guard case .run(let options) = parse([]) else { Issue.record("expected run"); return }
+        #expect(options.stateDirectory == "/state")
+        #expect(options.socketPath == "/sock")
+        #expect(options.boardPath == nil && options.simulateRecording == nil)
+        #expect(options.logLevel == .info)
+    }
+
+    @Test func interfaceFlagsParse() {
+        guard case .run(let options) = parse(["--simulate", "w.csv.gz", "--replay-speed", "50", "--state-dir", "/d",
+                                              "--socket=/s.sock", "--log-level", "debug", "--chip", "lis3dh"])
+        else { Issue.record("expected run"); return }
+        #expect(options.simulateRecording == "w.csv.gz")
+        #expect(options.replaySpeed == 50)
+        #expect(options.stateDirectory == "/d")
+        #expect(options.socketPath == "/s.sock")
+        #expect(options.logLevel == .debug)
+        #expect(options.simulateChip == .lis3dh)
+    }
+
+    @Test func badInputSaysWhatToFix() {
+        #expect(parse(["--replay-speed", "fast"]) == .failure("--replay-speed takes a number from 0.01 to 10000, got 'fast'"))
+        #expect(parse(["--replay-speed"]) == .failure("--replay-speed needs a value"))
+        #expect(parse(["--bogus"]) == .failure("unknown option '--bogus' (see stepd --help)"))
+        #expect(parse(["--log-level", "loud"]) == .failure("--log-level takes error, warning, notice, info or debug, got 'loud'"))
+        #expect(parse(["--chip", "bmi160"]) == .failure("--chip takes mpu6050 or lis3dh, got 'bmi160'"))
+        #expect(parse(["--board", "b.toml", "--simulate", "x.csv"])
+            == .failure("--board and --simulate exclude each other: --simulate replaces the board with a simulated one"))
+        #expect(parse(["--help"]) == .help)
+        #expect(parse(["--version"]) == .version)
+    }
+}
+
+@Suite struct JournalLoggerTests {
+    @Test func journaldLinesCarryThePriorityPrefix() {
+        let logger = JournalLogger(threshold: .debug, stderrIsTerminal: false)
+        #expect(logger.line(.error, "sensor lost") == "<3>sensor lost")
+        #expect(logger.line(.debug, "checkpoint") == "<7>checkpoint")
+        #expect(logger.line(.warning, "two\nlines") == "<4>two | lines")
+    }
+
+    @Test func terminalLinesSpellTheLevel() {
+        let logger = JournalLogger(threshold: .info, stderrIsTerminal: true)
+        #expect(logger.line(.notice, "ready") == "stepd[notice]: ready")
+    }
+}
+
+@Suite struct SystemdNotifierTests {
+    @Test func watchdogIntervalFollowsEnvironment() {
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "4000000"]).watchdogInterval == 4)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "4000000", "WATCHDOG_PID": "1"], pid: 2).watchdogInterval == nil)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "4000000", "WATCHDOG_PID": "7"], pid: 7).watchdogInterval == 4)
+        #expect(SystemdNotifier(environment: [:]).watchdogInterval == nil)
+        #expect(!SystemdNotifier(environment: [:]).isActive)
+    }
+
+    @Test func abstractSocketNamesStartWithNul() throws {
+        let (address, length) = try #require(SystemdNotifier.makeAddress("@stepd/notify"))
+        let first = withUnsafeBytes(of: address.sun_path) { $0[0] }
+        #expect(first == 0)
+        #expect(Int(length) == 2 + "@stepd/notify".utf8.count)
+        #expect(SystemdNotifier.makeAddress(String(repeating: "x", count: 200)) == nil)
+    }
+}
+
+@Suite struct MetricsFormatTests {
+    @Test func rendersEveryFleetMetric() {
+        let snapshot = AgentSnapshot(
+            boardName: "rpi \"zero\"",
+            sensor: .init(model: .mpu6050, address: 0x68, bus: "/dev/i2c-1", health: .degraded, samples: 1200,
+                          readErrors: 3, overflows: 1, reinits: 2, resetsDetected: 1, gaps: 1, effectiveRate: 40,
+                          lastError: nil, rangeG: 4),
+            stepsToday: 4321, stepsSinceStart: 99, distanceSinceStart: 70, activity: .init(kind: .walking, confidence: .high, start: 0),
+            ledgerHealthState: "ok", ledgerRecords: 12, ledgerBytes: 2048, unsavedSteps: 7, lastCheckpointAge: 12.5,
+            uptime: 60, clients: 2, recording: false)
+        let text = MetricsFormat.render(snapshot)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        #expect(lines.contains("stepd_steps_today 4321"))
+        #expect(lines.contains("stepd_sensor_health{state=\"degraded\"} 1"))
+        #expect(lines.contains("stepd_sensor_health{state=\"ok\"} 0"))
+        #expect(lines.contains("stepd_sensor_errors_total 3"))
+        #expect(lines.contains("stepd_sensor_overflows_total 1"))
+        #expect(lines.contains("stepd_sensor_reinits_total 2"))
+        #expect(lines.contains("stepd_ledger_bytes 2048"))
+        #expect(lines.contains("stepd_ledger_last_checkpoint_age_seconds 12.5"))
+        #expect(text.contains("board=\"rpi \\\"zero\\\"\""))
+        // Every sample line belongs to a metric announced by HELP and TYPE.
+        for line in lines where !line.hasPrefix("#") {
+            let name = String(line.prefix { $0 != "{" && $0 != " " })
+            #expect(lines.contains { $0.hasPrefix("# TYPE \(name) ") }, "no TYPE for \(name)")
+        }
+    }
+}
+
+@Suite struct BuiltInBoardTests {
+    @Test func builtInBoardMatchesTheShippedFile() throws {
+        guard case .success(let plan) = AgentLauncher.sensorPlan(options: AgentOptions(stateDirectory: "/s", socketPath: "/p")) else {
+            Issue.record("built-in plan failed")
+            return
+        }
+        #expect(plan.boardName == "simulated")
+        #expect(plan.settings.chip == .mpu6050)
+        #expect(plan.settings.address == 0x68)
+
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        var shipped = try BoardLoader.load(path: "/" + repository + "/boards/simulated.toml")
+        var builtIn = try BoardParser.parse(text: AgentLauncher.builtInBoardText, fileName: "<built-in simulated board>")
+        shipped.source = ""
+        builtIn.source = ""
+        shipped.description = nil
+        builtIn.description = nil
+        #expect(shipped == builtIn)
+    }
+}

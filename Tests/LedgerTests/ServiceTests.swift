@@ -1,0 +1,246 @@
+import Glibc
+import Ledger
+import LedgerStore
+import StepdModel
+import Testing
+
+@Suite(.serialized) struct ServiceTests {
+    let t0 = utc(2024, 6, 1, 8)
+
+    func options(_ fs: FaultyFileSystem? = nil) -> LedgerOptions {
+        var options = LedgerOptions()
+        if let fs { options.fileSystem = fs }
+        return options
+    }
+
+    func steps(_ count: Int, from start: Double, every interval: Double = 0.5) -> [Double] {
+        (0..<count).map { start + Double($0) * interval }
+    }
+
+    @Test func checkpointsEvery100StepsAndOnShutdown() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        service.addDetectedSteps(times: steps(250, from: t0), distance: 175, activity: .walking, now: t0 + 130)
+        #expect(service.health.pendingSteps == 50)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).steps == 200)
+        #expect(abs(try service.pedometerData(from: t0, to: t0 + 200).steps - 250) < 1e-9)  // live steps included
+        #expect(service.nextTickTime == t0 + 130 + 60)
+        service.tick(now: t0 + 150)
+        #expect(service.health.pendingSteps == 50)
+        service.tick(now: t0 + 190)
+        #expect(service.health.pendingSteps == 0)
+        service.addDetectedSteps(times: steps(7, from: t0 + 300), distance: 5, activity: .walking, now: t0 + 304)
+        service.shutdown(now: t0 + 305)
+        let report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.steps == 257 && report.records == 4 && report.isClean)
+
+        // A restart continues the sequence and refuses nothing.
+        let again = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        #expect(again.recordedSteps == 257)
+        again.addDetectedSteps(times: [t0 + 400], distance: 1, activity: .walking, now: t0 + 400)
+        again.shutdown(now: t0 + 401)
+        let after = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(after.lastSequence == 5 && after.isClean)
+    }
+
+    @Test func activityChangeCutsARecord() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        service.activityChanged(to: .walking, at: t0, now: t0)
+        service.addDetectedSteps(times: steps(30, from: t0), distance: 20, activity: .walking, now: t0 + 15)
+        service.activityChanged(to: .automotive, at: t0 + 20, now: t0 + 20)
+        service.activityChanged(to: .stationary, at: t0 + 600, now: t0 + 600)
+        let history = try service.activityHistory(from: t0 - 10, to: t0 + 1000)
+        #expect(history.map(\.activity) == [.walking, .automotive])
+        #expect(history[1].start == t0 + 20 && history[1].end == t0 + 600)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).records == 2)
+    }
+
+    @Test func tornTailIsCutAndDamagedFileMovedAside() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        service.addDetectedSteps(times: steps(500, from: t0), distance: 0, activity: .walking, now: t0 + 300)
+        service.shutdown(now: t0 + 300)
+        let path = dir + "/ledger/2024-06-01.steps"
+        let good = readFile(path)
+        #expect(LedgerFileScan(bytes: good).records.count == 5)
+
+        writeFile(path, Array(good.dropLast(9)))
+        let torn = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(torn.tornTails == 1 && torn.corrupt == 1 && !torn.isClean)
+        let logs = LogCollector()
+        let recovered = try LedgerService(stateDirectory: dir, options: options(), logger: logs.logger)
+        #expect(recovered.recordedSteps == 400)
+        #expect(logs.all.contains { $0.contains("torn tail") })
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).isClean)
+
+        var damaged = readFile(path)
+        damaged[120] ^= 0x04
+        writeFile(path, damaged)
+        let logs2 = LogCollector()
+        let repaired = try LedgerService(stateDirectory: dir, options: options(), logger: logs2.logger)
+        #expect(repaired.recordedSteps == 300)
+        #expect(listDirectory(dir + "/ledger").contains("2024-06-01.steps.damaged-1"))
+        #expect(logs2.all.contains { $0.contains("moved it aside to 2024-06-01.steps.damaged-1") })
+        let report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.isClean && report.records == 3 && report.damagedFilesAside == 1)
+    }
+
+    @Test func duplicatedRecordRefusedOnStart() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        service.addDetectedSteps(times: steps(200, from: t0), distance: 0, activity: .walking, now: t0 + 100)
+        let path = dir + "/ledger/2024-06-01.steps"
+        let bytes = readFile(path)
+        let firstLine = Array(bytes.prefix { $0 != 0x0A }) + [0x0A]
+        writeFile(path, bytes + firstLine)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).duplicates == 1)
+        let again = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        #expect(again.recordedSteps == 200)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).isClean)
+    }
+
+    @Test func fullDiskKeepsCountingAndWritesBacklogInOrder() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: options(fs), logger: logs.logger)
+        service.addDetectedSteps(times: steps(100, from: t0), distance: 0, activity: .walking, now: t0 + 50)
+        fs.failWrites = ENOSPC
+        service.addDetectedSteps(times: steps(300, from: t0 + 60), distance: 0, activity: .walking, now: t0 + 210)
+        #expect(service.health.state == .degraded)
+        #expect(service.health.message?.contains("ENOSPC") == true)
+        #expect(service.health.backlogRecords == 3)
+        #expect(service.recordedSteps == 400)
+        #expect(abs(try service.pedometerData(from: t0, to: t0 + 1000).steps - 400) < 1e-9)
+        #expect(service.nextTickTime == t0 + 220)
+        service.tick(now: t0 + 221)  // still full
+        #expect(service.health.backlogRecords == 3)
+        fs.failWrites = nil
+        service.tick(now: t0 + 232)
+        #expect(service.health.state == .ok && service.health.backlogRecords == 0)
+        let report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.steps == 400 && report.records == 4 && report.isClean)
+        #expect(logs.all.contains { $0.contains("writing again") })
+    }
+
+    @Test func readOnlyDirectoryAtStartDegrades() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        fs.failWrites = EROFS
+        let service = try LedgerService(stateDirectory: dir, options: options(fs), logger: .silent)
+        service.addDetectedSteps(times: steps(150, from: t0), distance: 0, activity: .walking, now: t0 + 80)
+        #expect(service.health.state == .degraded && service.health.message?.contains("EROFS") == true)
+        #expect(service.recordedSteps == 150)
+        fs.failWrites = nil
+        service.shutdown(now: t0 + 100)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).steps == 150)
+    }
+
+    @Test func boundedBacklogStillCounts() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        fs.failWrites = ENOSPC
+        var opts = options(fs)
+        opts.maximumBacklogRecords = 2
+        let service = try LedgerService(stateDirectory: dir, options: opts, logger: .silent)
+        service.addDetectedSteps(times: steps(1000, from: t0), distance: 0, activity: .walking, now: t0 + 500)
+        #expect(service.health.backlogRecords == 2)
+        #expect(service.recordedSteps == 1000)
+        #expect(throws: LedgerError.self) {
+            try service.addSample(ExternalSample(start: t0, end: t0 + 10, steps: 5, source: phone), now: t0 + 600)
+        }
+        fs.failWrites = nil
+        service.shutdown(now: t0 + 600)
+        #expect(try LedgerVerifier.verify(stateDirectory: dir).steps == 1000)
+    }
+
+    @Test func addDeleteOwnershipAndSync() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        service.addDetectedSteps(times: steps(100, from: t0), distance: 0, activity: .walking, now: t0 + 50)
+        let watchSample = try service.addSample(ExternalSample(start: t0, end: t0 + 100, steps: 200, source: watch), now: t0 + 200)
+        #expect(throws: LedgerError.self) {
+            try service.addSample(ExternalSample(start: t0, end: t0 + 1000, steps: 20, source: watch), now: t0 + 200)
+        }
+        #expect(throws: LedgerError.notOwner(sequence: watchSample.sequence, owner: "watch-1", requester: "phone-1")) {
+            try service.deleteSample(sequence: watchSample.sequence, sourceId: "phone-1", now: t0 + 300)
+        }
+        #expect(throws: LedgerError.detectorRecordsAreNotDeletable(sequence: 1)) {
+            try service.deleteSample(sequence: 1, sourceId: "this-device", now: t0 + 300)
+        }
+        // Merged: detector 0-49.5 s, watch covers the rest to 100 s.
+        let before = try service.pedometerData(from: t0, to: t0 + 1000).steps
+        #expect(abs(before - (100 + 200 * 50.5 / 100)) < 1e-6)
+        let tombstone = try service.deleteSample(sequence: watchSample.sequence, sourceId: "watch-1", now: t0 + 300)
+        #expect(tombstone.isTombstone && tombstone.deletes == watchSample.sequence)
+        #expect(throws: LedgerError.alreadyDeleted(sequence: watchSample.sequence)) {
+            try service.deleteSample(sequence: watchSample.sequence, sourceId: "watch-1", now: t0 + 300)
+        }
+        #expect(abs(try service.pedometerData(from: t0, to: t0 + 1000).steps - 100) < 1e-9)
+
+        let first = service.changes(after: 0, limit: 2)
+        #expect(first.records.map(\.sequence) == [1, 2] && first.more)
+        let second = service.changes(after: first.newAnchor, limit: 2)
+        #expect(second.records.map(\.sequence) == [3] && !second.more && second.records[0].isTombstone)
+        #expect(throws: LedgerError.self) { try service.acknowledge(anchor: 99, now: t0 + 400) }
+
+        // Restart: the deletion holds and the acknowledged anchor is remembered.
+        try service.acknowledge(anchor: 3, now: t0 + 400)
+        let again = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        #expect(again.acknowledgedAnchor == 3)
+        #expect(abs(try again.pedometerData(from: t0, to: t0 + 1000).steps - 100) < 1e-9)
+    }
+
+    @Test func pruneOnlySyncedFilesPastRetention() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        var opts = options()
+        opts.retentionDays = 30
+        let service = try LedgerService(stateDirectory: dir, options: opts, logger: .silent)
+        for day in 0..<10 {
+            let start = utc(2024, 1, 1 + day, 9)
+            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
+        }
+        let now = utc(2024, 2, 5)  // days 1-5 of January are past 30 days
+        #expect(listDirectory(dir + "/ledger").count == 10)
+        let none = try service.acknowledge(anchor: 0, now: now)
+        #expect(none.removedFiles.isEmpty)
+        let result = try service.acknowledge(anchor: 3, now: now)
+        #expect(result.removedFiles == ["2024-01-01.steps", "2024-01-02.steps", "2024-01-03.steps"])
+        #expect(service.recordedSteps == 700)
+        let all = try service.acknowledge(anchor: 10, now: now)
+        #expect(all.removedFiles.count == 2 && all.removedUnsyncedFiles.isEmpty)
+        #expect(listDirectory(dir + "/ledger").filter { $0.hasSuffix(".steps") }.count == 5)
+        // Sequences keep rising after the files holding them are gone.
+        service.addDetectedSteps(times: steps(100, from: now - 100), distance: 0, activity: .walking, now: now)
+        #expect(service.changes(after: 10, limit: 10).records.first?.sequence == 11)
+    }
+
+    @Test func diskCapPrunesSyncedFirstThenHardCap() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        var opts = options()
+        opts.diskCapBytes = 500
+        opts.hardDiskCapBytes = 600
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: opts, logger: logs.logger)
+        for day in 0..<10 {
+            let start = utc(2024, 1, 1 + day, 9)
+            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
+        }
+        let result = try service.acknowledge(anchor: 2, now: utc(2024, 1, 11))
+        #expect(result.removedFiles.count == 2)
+        #expect(!result.removedUnsyncedFiles.isEmpty)
+        #expect(service.diskUsageBytes <= 600)
+        #expect(logs.all.contains { $0.contains("UNSYNCED") })
+    }
+}

@@ -1,0 +1,318 @@
+import Glibc
+import MotionCore
+import Recordings
+import StepdModel
+import Testing
+
+private let fixtures: String = {
+    var path = #filePath
+    for _ in 0..<2 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+    return path + "/Fixtures"
+}()
+
+private func load(_ name: String) throws -> [AccelSample] {
+    try RecordingReader.read(path: fixtures + "/" + name)
+}
+
+private func steps(_ samples: [AccelSample], configuration: MotionConfiguration = .init()) -> Int {
+    RecordingAnalysis.run(samples, configuration: configuration).steps
+}
+
+/// Deterministic pseudo-random numbers (xorshift) so synthetic signals are the same every run.
+private struct Noise {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> Double {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Double(state >> 11) / Double(1 << 53) * 2 - 1
+    }
+}
+
+@Suite struct FixtureAccuracy {
+    @Test(arguments: [
+        ("oxford-samsung_jamie_hard_inhand_1.csv.gz", 265),
+        ("oxford-samsung_dario_hard_backpocket_1.csv.gz", 198),
+        ("oxford-samsung_carmelo_hard_armband_2.csv.gz", 261),
+        ("oxford-nexus_jamie_hard_inhand_1.csv.gz", 305),
+    ])
+    func countsWithinFivePercent(file: String, truth: Int) throws {
+        let counted = steps(try load(file))
+        #expect(abs(counted - truth) * 100 <= truth * 5, "\(file): \(counted) vs \(truth)")
+    }
+
+    @Test func resampledTo25HzCountsWithinTwoPercent() throws {
+        let original = try load("oxford-samsung_jamie_hard_inhand_1.csv.gz")   // 100 Hz
+        var decimated: [AccelSample] = []
+        var next = original[0].t
+        for s in original where s.t >= next {
+            decimated.append(s)
+            next += 0.04
+        }
+        let a = steps(original), b = steps(decimated)
+        #expect(a > 200)
+        #expect(abs(a - b) * 100 <= a * 2, "100 Hz \(a) vs 25 Hz \(b)")
+    }
+
+    @Test func jitteredTimestampsCountTheSame() throws {
+        let original = try load("oxford-samsung_jamie_hard_inhand_1.csv.gz")
+        var noise = Noise()
+        var jittered: [AccelSample] = []
+        var last = -Double.infinity
+        for s in original {
+            var j = s
+            j.t += noise.next() * 0.004
+            if j.t <= last { continue }
+            last = j.t
+            jittered.append(j)
+        }
+        let a = steps(original), b = steps(jittered)
+        #expect(abs(a - b) * 100 <= a * 2, "\(a) vs jittered \(b)")
+    }
+
+    @Test func classicPedometerIsFarBehindOnTheSameFile() throws {
+        var classic = ClassicPedometer()
+        for s in try load("oxford-samsung_jamie_hard_inhand_1.csv.gz") { classic.process(s) }
+        #expect(abs(classic.totalSteps - 265) > abs(steps(try load("oxford-samsung_jamie_hard_inhand_1.csv.gz")) - 265))
+    }
+}
+
+@Suite struct NoSteps {
+    @Test func stillDeviceGivesNoSteps() {
+        var noise = Noise()
+        let samples = (0..<(50 * 600)).map { i in
+            AccelSample(t: Double(i) / 50, x: 0.002 * noise.next(), y: 0.002 * noise.next(), z: 1 + 0.002 * noise.next())
+        }
+        let analysis = RecordingAnalysis.run(samples)
+        #expect(analysis.steps == 0)
+        #expect(analysis.activities.last?.kind == .stationary)
+    }
+
+    @Test func pureRotationGivesNoSteps() {
+        // The device turns around two axes at walking-like rates; |a| stays 1 g.
+        let samples = (0..<(50 * 300)).map { i -> AccelSample in
+            let t = Double(i) / 50
+            let a = 1.2 * sin(2 * Double.pi * 1.8 * t), b = 0.8 * sin(2 * Double.pi * 0.9 * t)
+            return AccelSample(t: t, x: sin(a) * cos(b), y: sin(b), z: cos(a) * cos(b))
+        }
+        #expect(steps(samples) == 0)
+    }
+
+    @Test func carVibrationGivesNoStepsAndAutomotive() {
+        var noise = Noise()
+        var samples: [AccelSample] = []
+        var bump = 0.0
+        for i in 0..<(25 * 600) {
+            let t = Double(i) / 25
+            // Broadband road noise plus the odd bump, decaying.
+            bump *= 0.9
+            if noise.next() > 0.995 { bump = 0.15 * noise.next() }
+            let v = 0.03 * noise.next() + 0.015 * sin(2 * Double.pi * 11 * t) + bump
+            samples.append(AccelSample(t: t, x: 0.1 + 0.5 * v, y: 0.05 * noise.next(), z: 0.99 + v))
+        }
+        let analysis = RecordingAnalysis.run(samples)
+        #expect(analysis.steps == 0)
+        #expect(analysis.activity(at: 500) == .automotive)
+    }
+}
+
+/// A synthetic walk: |a| bounces at `cadence` steps per second.
+private func syntheticWalk(seconds: Double, rate: Double, cadence: Double = 1.8, from start: Double = 0) -> [AccelSample] {
+    var noise = Noise()
+    return (0..<Int(seconds * rate)).map { i in
+        let t = start + Double(i) / rate
+        let g = 1 + 0.35 * sin(2 * Double.pi * cadence * t) + 0.02 * noise.next()
+        return AccelSample(t: t, x: 0.2 * g, y: 0.1 * g, z: 0.97 * g)
+    }
+}
+
+@Suite struct StreamingBehaviour {
+    @Test func syntheticWalkIsCountedAndWalking() {
+        let analysis = RecordingAnalysis.run(syntheticWalk(seconds: 60, rate: 50))
+        #expect(abs(analysis.steps - 108) <= 3)
+        #expect(analysis.activity(at: 30) == .walking)
+        #expect(analysis.distance > 50 && analysis.distance < 100)
+    }
+
+    @Test func lateCreditedStepsHaveIncreasingTimesAndNoDuplicates() {
+        var engine = MotionEngine()
+        var times: [Double] = []
+        for s in syntheticWalk(seconds: 30, rate: 40) {
+            if let u = engine.process(s) { times += u.stepTimes }
+        }
+        #expect(times.count > 40)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(engine.totalSteps == times.count)
+        // The first credit arrived late but carries the early times.
+        #expect((times.first ?? 99) < 2)
+    }
+
+    @Test func gapIsNotBridgedAndCountsNeverGoBackwards() {
+        var engine = MotionEngine()
+        var times: [Double] = []
+        var totals: [Int] = []
+        for s in syntheticWalk(seconds: 20, rate: 40) {
+            if let u = engine.process(s) { times += u.stepTimes }
+            totals.append(engine.totalSteps)
+        }
+        engine.markGap()
+        for s in syntheticWalk(seconds: 20, rate: 40, from: 100) {
+            if let u = engine.process(s) { times += u.stepTimes }
+            totals.append(engine.totalSteps)
+        }
+        if let u = engine.finish() { times += u.stepTimes }
+        #expect(zip(totals, totals.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(Set(times).count == times.count)
+        #expect(!times.contains { $0 > 20 && $0 < 100 })
+        #expect(engine.totalSteps == times.count)
+    }
+
+    @Test func slowSensorAt12HzStillCounts() {
+        let analysis = RecordingAnalysis.run(syntheticWalk(seconds: 60, rate: 12.5))
+        #expect(abs(analysis.steps - 108) <= 4)
+    }
+
+    @Test func shortBurstOfMovementIsNotCredited() {
+        // Four steps then stillness: below the confirmation count.
+        var samples = syntheticWalk(seconds: 2.2, rate: 50)
+        let end = samples.last?.t ?? 0
+        samples += (1...500).map { AccelSample(t: end + Double($0) / 50, x: 0.2, y: 0.1, z: 0.97) }
+        #expect(steps(samples) == 0)
+    }
+}
+
+@Suite struct ClassicReference {
+    @Test func countsTreadPointsOfASyntheticWalk() {
+        var classic = ClassicPedometer()
+        // Sharp dips to -0.3 g every 0.5 s: 60 treads in 30 s.
+        for i in 0..<(40 * 30) {
+            let t = Double(i) / 40
+            let phase = t.truncatingRemainder(dividingBy: 0.5)
+            let g = phase < 0.1 ? 1 - 0.3 * sin(Double.pi * phase / 0.1) : 1.0
+            classic.process(AccelSample(t: t, x: 0, y: 0, z: g))
+        }
+        #expect(abs(classic.totalSteps - 60) <= 2)
+    }
+
+    @Test func ignoresShallowDipsAndIsolatedTreads() {
+        var classic = ClassicPedometer()
+        for i in 0..<(40 * 30) {
+            let t = Double(i) / 40
+            let shallow = 1 - 0.05 * sin(2 * Double.pi * 2 * t)
+            // Isolated deep dips every 3 s: never enough in a row to start counting.
+            let deep = Int(t * 40) % 120 == 0 ? 0.7 : 1.0
+            classic.process(AccelSample(t: t, x: 0, y: 0, z: min(shallow, deep)))
+        }
+        #expect(classic.totalSteps == 0)
+    }
+}
+
+@Suite struct AnalyzeOutput {
+    @Test func jsonLineFormat() {
+        let analysis = RecordingAnalysis(
+            steps: 12, distance: 8.456, stepTimes: [],
+            activities: [
+                ActivitySegment(start: 0, end: 4.5, kind: .stationary, confidence: .high),
+                ActivitySegment(start: 4.5, end: 10, kind: .walking, confidence: .medium),
+            ])
+        #expect(analysis.jsonLine(file: "a \"b\".csv") ==
+            #"{"file": "a \"b\".csv", "steps": 12, "distance_m": 8.46, "activities": [{"start": 0, "end": 4.5, "type": "stationary", "confidence": "high"}, {"start": 4.5, "end": 10, "type": "walking", "confidence": "medium"}]}"#)
+    }
+
+    @Test func segmentsAreMergedAndCoverTheFile() {
+        let segments = RecordingAnalysis.segments(from: [
+            ActivityState(kind: .stationary, confidence: .medium, start: 3),
+            ActivityState(kind: .walking, confidence: .medium, start: 10),
+            ActivityState(kind: .walking, confidence: .high, start: 10),
+            ActivityState(kind: .stationary, confidence: .high, start: 40),
+        ], first: 0, last: 60)
+        #expect(segments.map(\.kind) == [.unknown, .stationary, .walking, .stationary])
+        #expect(segments.first?.start == 0 && segments.last?.end == 60)
+        #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.end == $1.start })
+        #expect(segments[2].confidence == .high)
+    }
+}
+
+@Suite struct RecordingFiles {
+    private func temporaryPath(_ name: String) -> String {
+        "/tmp/stepd-motiontests-\(getpid())-\(name)"
+    }
+
+    private func writePlain(_ text: String, to path: String) {
+        let file = fopen(path, "w")
+        fputs(text, file)
+        fclose(file)
+    }
+
+    @Test func plainFileReads() throws {
+        let path = temporaryPath("plain.csv")
+        defer { unlink(path) }
+        writePlain("t,x,y,z\n0.0,0.1,-0.2,1e0\n0.04,1,2,3\n", to: path)
+        let samples = try RecordingReader.read(path: path)
+        #expect(samples == [AccelSample(t: 0, x: 0.1, y: -0.2, z: 1), AccelSample(t: 0.04, x: 1, y: 2, z: 3)])
+    }
+
+    @Test func malformedLineNamesFileAndLine() {
+        let path = temporaryPath("bad.csv")
+        defer { unlink(path) }
+        writePlain("t,x,y,z\n0.0,0.1,0.2,1.0\n0.04,0.1,abc,1.0\n", to: path)
+        #expect(throws: RecordingError.self) { try RecordingReader.read(path: path) }
+        do {
+            _ = try RecordingReader.read(path: path)
+        } catch {
+            #expect(error.description.contains("\(path):3:"))
+            #expect(error.description.contains("'y'"))
+        }
+    }
+
+    @Test func wrongHeaderAndMissingFileAreClearErrors() {
+        let path = temporaryPath("header.csv")
+        defer { unlink(path) }
+        writePlain("time,ax,ay,az\n0,0,0,1\n", to: path)
+        do {
+            _ = try RecordingReader.read(path: path)
+            Issue.record("expected a header error")
+        } catch {
+            #expect(error == .badHeader(path: path, found: "time,ax,ay,az"))
+        }
+        do {
+            _ = try RecordingReader.read(path: temporaryPath("missing.csv"))
+            Issue.record("expected an open error")
+        } catch {
+            #expect(error == .cannotOpen(path: temporaryPath("missing.csv"), errno: ENOENT))
+        }
+    }
+
+    @Test func gzipWriterRoundTripsAndTruncatedGzipFails() throws {
+        let path = temporaryPath("round.csv.gz")
+        defer { unlink(path) }
+        let samples = syntheticWalk(seconds: 5, rate: 40)
+        let writer = try GzipCSVWriter(path: path)
+        try writer.append(contentsOf: samples)
+        try writer.finish()
+        let back = try RecordingReader.read(path: path)
+        #expect(back.count == samples.count)
+        #expect(zip(back, samples).allSatisfy { abs($0.t - $1.t) < 1e-4 && abs($0.z - $1.z) < 1e-5 })
+
+        let bytes = try RecordingReader.readAllBytes(path: path)
+        #expect(bytes.starts(with: Array("t,x,y,z\n".utf8)))
+        // Cut the compressed file in half: reading must fail, not return half the data silently.
+        let cut = temporaryPath("cut.csv.gz")
+        defer { unlink(cut) }
+        let input = fopen(path, "r"), output = fopen(cut, "w")
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let n = fread(&buffer, 1, buffer.count, input)
+        fwrite(buffer, 1, n / 2, output)
+        fclose(input)
+        fclose(output)
+        #expect(throws: RecordingError.self) { try RecordingReader.read(path: cut) }
+    }
+
+    @Test func embeddedRecordingIsAWalk() {
+        let samples = EmbeddedRecording.samples
+        #expect(samples.count == 4800)
+        #expect(abs(EmbeddedRecording.duration - 119.975) < 1e-6)
+        let counted = steps(samples)
+        #expect(counted > 180 && counted < 260)
+    }
+}

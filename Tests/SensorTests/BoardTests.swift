@@ -1,0 +1,158 @@
+import Boards
+import StepdModel
+import Testing
+
+/// The repository's boards/ folder, found from this file's path.
+let boardsFolder: String = {
+    var path = #filePath
+    for _ in 0..<3 {
+        guard let slash = path.lastIndex(of: "/") else { break }
+        path = String(path[..<slash])
+    }
+    return path + "/boards"
+}()
+
+@Suite("Board files")
+struct BoardTests {
+    @Test func simulatedBoard() throws {
+        let board = try BoardLoader.load(path: boardsFolder + "/simulated.toml")
+        #expect(board.name == "simulated")
+        #expect(board.bus == .simulated)
+        #expect(board.chip == .mpu6050)
+        #expect(board.address == 0x68)
+        #expect(board.rangeG == 4)
+        #expect(board.axisRemap == .identity)
+        #expect(board.recording == nil)
+        #expect(board.replaySpeed == 1)
+        #expect(board.dataReady == nil)
+    }
+
+    @Test func piZeroBoard() throws {
+        let board = try BoardLoader.load(path: boardsFolder + "/rpi-zero2w-mpu6050.toml")
+        #expect(board.bus == .linux(path: "/dev/i2c-1"))
+        #expect(board.chip == .mpu6050)
+        #expect(board.address == 0x68)
+        #expect(board.axisRemap == AxisRemap(["y", "-x", "z"]))
+        #expect(board.burstInterval == 1.0)
+        #expect(board.dataReady == nil)  // commented out: optional
+    }
+
+    @Test func pi4Board() throws {
+        let board = try BoardLoader.load(path: boardsFolder + "/rpi4-lis3dh.toml")
+        #expect(board.bus == .linux(path: "/dev/i2c-1"))
+        #expect(board.chip == .lis3dh)
+        #expect(board.address == 0x18)
+        #expect(board.burstInterval == 0.5)
+    }
+
+    @Test func everyValueKind() throws {
+        let text = """
+        # comment
+        name = "bench \\"one\\""   # trailing comment
+        bus = "/dev/i2c-0"
+        address = 0X19
+        range_g = 16
+        axis_remap = [ "-z", "x" , "+y" ]
+        data_ready_chip = "gpiochip0"
+        data_ready_line = 1_7
+        burst_interval_s = 2.5e-1
+        """
+        let board = try BoardParser.parse(text: text, fileName: "b.toml")
+        #expect(board.name == "bench \"one\"")
+        #expect(board.chip == nil)
+        #expect(board.address == 0x19)
+        #expect(board.rangeG == 16)
+        #expect(board.axisRemap.apply(x: 1, y: 2, z: 3) == (-3, 1, 2))
+        #expect(board.dataReady == Board.DataReadyLine(chip: "gpiochip0", line: 17))
+        #expect(board.burstInterval == 0.25)
+    }
+
+    @Test func recordingIsRelativeToTheBoardFile() throws {
+        let board = try BoardParser.parse(text: "name = \"s\"\nbus = \"simulated\"\nrecording = \"walk.csv.gz\"\nreplay_speed = 20",
+                                          fileName: "/etc/stepd/boards/sim.toml")
+        #expect(board.recording == "/etc/stepd/boards/walk.csv.gz")
+        #expect(board.replaySpeed == 20)
+    }
+
+    static let broken: [(String, String)] = [
+        ("name = \"x\"\nbus = \"simulated\"\ncolour = \"red\"",
+         "f.toml:3: colour: unknown key; allowed keys: name, description, bus, chip, address, range_g, axis_remap, data_ready_chip, data_ready_line, recording, replay_speed, burst_interval_s"),
+        ("name = \"x\"\nbus = \"simulated\"\nrange_g = 3",
+         "f.toml:3: range_g: 3 is not allowed; use 2, 4, 8 or 16"),
+        ("name = \"x\"\nbus = \"simulated\"\nrange_g = \"4\"",
+         "f.toml:3: range_g: expected an integer, found a string"),
+        ("name = \"x\"\nbus = \"simulated\"\nname = \"y\"",
+         "f.toml:3: name: duplicate key (first set on line 1); set it once"),
+        ("name = \"x\"\nbus = \"simulated\"\nchip = \"bmi160\"",
+         "f.toml:3: chip: 'bmi160' is not supported; use \"mpu6050\" or \"lis3dh\""),
+        ("name = \"x\"\nbus = \"i2c-1\"",
+         "f.toml:2: bus: 'i2c-1' is not allowed; use \"simulated\" or an i2c-dev node such as \"/dev/i2c-1\""),
+        ("bus = \"simulated\"",
+         "f.toml: name: missing; every board needs name = \"...\""),
+        ("name = \"x\"",
+         "f.toml: bus: missing; use \"simulated\" or an i2c-dev node such as \"/dev/i2c-1\""),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\naddress = 0x80",
+         "f.toml:3: address: 128 is outside the 7-bit range 0x08..0x77 (MPU-6050: 0x68/0x69, LIS3DH: 0x18/0x19)"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\naxis_remap = [\"x\", \"x\", \"z\"]",
+         "f.toml:3: axis_remap: [\"x\", \"x\", \"z\"] is not allowed; give three of \"x\", \"y\", \"z\", each once, optionally with '-', e.g. [\"y\", \"-x\", \"z\"]"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\naxis_remap = \"yxz\"",
+         "f.toml:3: axis_remap: expected an array of three axes such as [\"y\", \"-x\", \"z\"], found a string"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\ndata_ready_line = 17",
+         "f.toml:3: data_ready_line: set data_ready_chip too (both or neither), e.g. data_ready_chip = \"gpiochip0\""),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\ndata_ready_chip = \"gpiochip0\"",
+         "f.toml:3: data_ready_chip: set data_ready_line too (both or neither), e.g. data_ready_line = 17"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\nrecording = \"a.csv\"",
+         "f.toml:3: recording: only simulated boards replay a recording; remove it or set bus = \"simulated\""),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\nreplay_speed = 2",
+         "f.toml:3: replay_speed: only simulated boards have a replay speed; remove it"),
+        ("name = \"x\"\nbus = \"simulated\"\nreplay_speed = 0",
+         "f.toml:3: replay_speed: 0.0 is not allowed; use a number above 0 and at most 1000"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\nchip = \"lis3dh\"\nburst_interval_s = 1.0",
+         "f.toml:4: burst_interval_s: 1.0 is not allowed; use 0.05 to 0.6 (the LIS3DH FIFO holds 0.64 s)"),
+        ("name = \"x\"\nbus = \"simulated\"\nburst_interval_s = true",
+         "f.toml:3: burst_interval_s: expected a number, found a boolean"),
+        ("name = \"x\"\nbus = \"simulated\nrange_g = 4",
+         "f.toml:2: bus: unterminated string: add the closing \""),
+        ("name = \"x\"\nbus \"simulated\"",
+         "f.toml:2: expected key = value, found 'bus \"simulated\"'"),
+        ("[board]\nname = \"x\"",
+         "f.toml:1: tables ([section]) are not part of board files; write plain key = value lines"),
+        ("name = 'x'",
+         "f.toml:1: name: use double quotes for strings"),
+        ("name = \"x\"\nbus = \"simulated\"\nrange_g = 4 4",
+         "f.toml:3: range_g: unexpected '4' after the value (comments start with #)"),
+        ("name = \"x\"\nbus = \"simulated\"\naddress = 0xZZ",
+         "f.toml:3: address: '0xZZ' is not a hex integer"),
+        ("name = \"x\"\nbus = \"simulated\"\nrange_g = four",
+         "f.toml:3: range_g: 'four' is not a value: use \"text\", a number, true/false or [\"a\", \"b\"]"),
+        ("name = \"x\"\nbus = \"simulated\"\naxis_remap = [\"x\", 1]",
+         "f.toml:3: axis_remap: arrays hold double-quoted strings only, found '1'"),
+        ("name = \"x\"\nbus = \"simulated\"\naxis_remap = [\"x\", \"y\"",
+         "f.toml:3: axis_remap: unterminated array: add the closing ]"),
+        ("name = \"x\"\n = 3",
+         "f.toml:2: missing key before '='"),
+        ("name = \"x\"\nbus = \"simulated\"\ndata_ready_chip = \"gpiochip0\"\ndata_ready_line = 4",
+         "f.toml:3: data_ready_chip: a simulated board has no GPIO line; remove data_ready_chip and data_ready_line"),
+        ("name = \"x\"\nbus = \"simulated\"\nname_x = \"a\\q\"",
+         "f.toml:3: name_x: unknown escape '\\q' in string (allowed: \\\" \\\\ \\n \\t)"),
+    ]
+
+    @Test("broken board files give exact errors", arguments: broken)
+    func brokenFiles(text: String, message: String) {
+        #expect {
+            _ = try BoardParser.parse(text: text, fileName: "f.toml")
+        } throws: { error in
+            let got = "\(error)"
+            if got != message { Issue.record("got: \(got)") }
+            return got == message
+        }
+    }
+
+    @Test func missingFile() {
+        #expect {
+            _ = try BoardLoader.load(path: "/nonexistent/board.toml")
+        } throws: { error in
+            "\(error)" == "/nonexistent/board.toml: cannot open: no such file; the shipped boards are in boards/"
+        }
+    }
+}

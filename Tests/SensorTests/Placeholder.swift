@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderSensorTests() { #expect(1 + 1 == 2) }
