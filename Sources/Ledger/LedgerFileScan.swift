@@ -144,9 +144,9 @@ public enum LedgerIntegrity {
         return Outcome(accepted: accepted, duplicates: duplicates)
     }
 
-    /// Touching records (one ends when the next starts) do not overlap; identical intervals do.
+    /// Records overlap when they share a stretch of time; touching records and instants do not
+    /// (several one-step records may legitimately sit on the same millisecond).
     public static func overlaps(_ a: StepRecord, _ b: StepRecord) -> Bool {
-        if a.startMs == b.startMs && a.endMs == b.endMs { return true }
-        return max(a.startMs, b.startMs) < min(a.endMs, b.endMs)
+        max(a.startMs, b.startMs) < min(a.endMs, b.endMs)
     }
 }

@@ -43,9 +43,9 @@ import Testing
         #expect(report["duplicates"]?.intValue == 0)
     }
 
-    @Test func injectedChipResetIsRecoveredWithoutInventingSteps() throws {
+    @Test func injectedResetOverflowAndVanishAreRecovered() throws {
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "10",
-                                                 "--inject-faults", "reset@20,nack@40x30,overflow@60"])
+                                                 "--inject-faults", "reset@20,overflow@40,vanish@60+3"])
         let status = try agent.waitForStatus(timeout: 40) {
             ($0.value(atPath: "sensor.reinits")?.intValue ?? 0) >= 2 && $0.value(atPath: "sensor.health")?.stringValue != "lost"
                 && ($0.value(atPath: "sensor.overflows")?.intValue ?? 0) >= 1

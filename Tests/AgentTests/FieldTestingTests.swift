@@ -1,0 +1,63 @@
+import Foundation
+import StepJSON
+import Testing
+
+/// Recording and bundling as a field tester uses them: `stepctl record`, `stepctl bundle`.
+@Suite(.serialized) struct FieldTestingTests {
+    @Test func bundleOfATenMinuteSimulatedRunHoldsTheAgentsFilesOnly() throws {
+        // 30 s at 20x is 10 simulated minutes of walking.
+        let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "20"])
+        _ = try agent.connect()
+        let started = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "record", "--minutes", "5",
+                                                             "--label", "field-run", "--json"])
+        #expect(started.status == 0, "record: \(started.error)")
+        let status = try agent.waitForStatus(timeout: 60) { ($0.value(atPath: "uptime_s")?.doubleValue ?? 0) >= 30 }
+        let stepsCounted = status.value(atPath: "steps.since_start")?.intValue ?? 0
+        #expect(stepsCounted > 500, "10 simulated minutes of walking gave \(stepsCounted) steps")
+        let stopped = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "record", "--stop", "--json"])
+        #expect(stopped.status == 0, "record --stop: \(stopped.error)")
+        let stoppedJSON = try JSONParser.parse(Array(stopped.output.utf8))
+        #expect((stoppedJSON["samples"]?.intValue ?? 0) > 20_000, "\(stopped.output)")
+
+        // A file the agent did not write, and a link out of the state directory: neither may leave.
+        try "secret".write(toFile: agent.directory + "/outside.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: agent.stateDirectory + "/ledger/escape.txt",
+                                                   withDestinationPath: agent.directory + "/outside.txt")
+
+        let bundle = agent.directory + "/bundle.tar.gz"
+        let made = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "bundle", "-o", bundle])
+        #expect(made.status == 0, "bundle: \(made.error)")
+        let listing = try runTool("/bin/tar", ["-tzf", bundle])
+        #expect(listing.status == 0, "tar cannot read the bundle: \(listing.error)")
+        let names = listing.output.split(separator: "\n").map(String.init)
+        #expect(names.contains("stepd-bundle/status.json"))
+        #expect(names.contains("stepd-bundle/version.txt"))
+        #expect(names.contains("stepd-bundle/manifest.json"))
+        #expect(names.contains { $0.hasPrefix("stepd-bundle/ledger/") && $0.hasSuffix(".steps") }, "\(names)")
+        #expect(names.contains { $0.hasPrefix("stepd-bundle/recordings/") && $0.hasSuffix("field-run.csv.gz") })
+        #expect(names.contains { $0.hasPrefix("stepd-bundle/recordings/") && $0.hasSuffix("field-run.json") })
+        #expect(!names.contains { $0.contains("escape") || $0.contains("outside") }, "\(names)")
+        #expect(names.allSatisfy { $0.hasPrefix("stepd-bundle/") && !$0.contains("..") })
+
+        // The status inside is the agent's, and the recording reproduces what the device counted.
+        let extract = agent.directory + "/x"
+        try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
+        #expect(try runTool("/bin/tar", ["-xzf", bundle, "-C", extract]).status == 0)
+        let statusInside = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: extract + "/stepd-bundle/status.json"))))
+        #expect(statusInside.value(atPath: "sensor.model")?.stringValue == "mpu6050")
+        let recordings = try FileManager.default.contentsOfDirectory(atPath: extract + "/stepd-bundle/recordings")
+        let csv = try #require(recordings.first { $0.hasSuffix(".csv.gz") })
+        let sidecar = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath:
+            extract + "/stepd-bundle/recordings/" + csv.replacingOccurrences(of: ".csv.gz", with: ".json")))))
+        #expect(sidecar["chip"]?.stringValue == "mpu6050")
+        #expect(sidecar["label"]?.stringValue == "field-run")
+        #expect(sidecar["finished"] == true)
+        let analyzed = try runTool(AgentProcess.stepctlPath, ["analyze", "--json", extract + "/stepd-bundle/recordings/" + csv])
+        #expect(analyzed.status == 0, "analyze: \(analyzed.error)")
+        let line = try JSONParser.parse(Array(analyzed.output.split(separator: "\n").first.map { Array($0.utf8) } ?? []))
+        let reproduced = line["steps"]?.intValue ?? 0
+        // The capture started a moment after counting did, so it holds slightly fewer steps.
+        #expect(reproduced > stepsCounted / 2 && reproduced <= stepsCounted + 20, "analyze \(reproduced) vs agent \(stepsCounted)")
+        #expect(agent.terminate() == 0)
+    }
+}
