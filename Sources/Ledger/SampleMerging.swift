@@ -98,19 +98,33 @@ public enum SampleMerging {
     public static func pieces<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter,
                                            priority: SourcePriority) -> [MergedPiece] where S.Element == StepRecord {
         guard to > from else { return [] }
-        var bySource: [SampleSource: [StepRecord]] = [:]
+        // Group by source; samples arrive sorted by start and from few sources, so remember
+        // the last group instead of hashing every record.
+        var groups: [(source: SampleSource, records: [StepRecord])] = []
+        var last = -1
         for record in samples where filter.admits(record) && record.end >= from && record.start < to {
-            bySource[record.source, default: []].append(record)
+            if last < 0 || groups[last].source != record.source {
+                last = groups.firstIndex { $0.source == record.source } ?? -1
+                if last < 0 {
+                    groups.append((record.source, []))
+                    last = groups.count - 1
+                }
+            }
+            groups[last].records.append(record)
         }
-        let sources = bySource.keys.sorted { priority.rank($0) < priority.rank($1) }
-        var pieces: [MergedPiece] = []
+        groups.sort { priority.rank($0.source) < priority.rank($1.source) }
+        var lists: [[MergedPiece]] = []
         // Union of time taken by higher-priority sources, sorted and disjoint.
         var covered: [(start: Double, end: Double)] = []
-        for source in sources {
-            guard let list = bySource[source] else { continue }
-            let sorted = list.sorted(by: SampleIndex.order)
+        for group in groups {
+            let source = group.source
+            var sorted = group.records
+            if !isSorted(sorted) { sorted.sort(by: SampleIndex.order) }
+            var pieces: [MergedPiece] = []
+            pieces.reserveCapacity(sorted.count)
             var sourceReach = -Double.infinity
             var taken: [(start: Double, end: Double)] = []
+            taken.reserveCapacity(sorted.count)
             for record in sorted {
                 let start = record.start, end = record.end
                 let duration = end - start
@@ -127,17 +141,49 @@ public enum SampleMerging {
                 guard clipEnd > clipStart else { continue }
                 let stepsPerSecond = Double(record.steps) / duration
                 let metresPerSecond = record.distance / duration
-                for gap in uncovered(covered, clipStart, clipEnd) {
-                    let length = gap.end - gap.start
-                    pieces.append(MergedPiece(start: gap.start, end: gap.end, steps: stepsPerSecond * length,
+                if covered.isEmpty {
+                    let length = clipEnd - clipStart
+                    pieces.append(MergedPiece(start: clipStart, end: clipEnd, steps: stepsPerSecond * length,
                                               distance: metresPerSecond * length, sourceId: source.id))
+                } else {
+                    for gap in uncovered(covered, clipStart, clipEnd) {
+                        let length = gap.end - gap.start
+                        pieces.append(MergedPiece(start: gap.start, end: gap.end, steps: stepsPerSecond * length,
+                                                  distance: metresPerSecond * length, sourceId: source.id))
+                    }
                 }
                 taken.append((clipStart, clipEnd))
             }
             covered = union(covered, taken)
+            lists.append(pieces)
         }
-        if sources.count > 1 { pieces.sort { $0.start < $1.start } }
-        return pieces
+        // Each list is sorted by start; merge instead of sorting everything again.
+        var merged = lists.first ?? []
+        for list in lists.dropFirst() { merged = mergeSorted(merged, list) }
+        return merged
+    }
+
+    static func isSorted(_ records: [StepRecord]) -> Bool {
+        var index = 1
+        while index < records.count {
+            if SampleIndex.order(records[index], records[index - 1]) { return false }
+            index += 1
+        }
+        return true
+    }
+
+    static func mergeSorted(_ a: [MergedPiece], _ b: [MergedPiece]) -> [MergedPiece] {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        var result: [MergedPiece] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if b[j].start < a[i].start { result.append(b[j]); j += 1 } else { result.append(a[i]); i += 1 }
+        }
+        result.append(contentsOf: a[i...])
+        result.append(contentsOf: b[j...])
+        return result
     }
 
     static func contains(_ covered: [(start: Double, end: Double)], _ t: Double) -> Bool {

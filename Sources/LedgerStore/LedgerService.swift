@@ -389,10 +389,8 @@ public final class LedgerService {
                           distance: current.distance, activity: current.activity, source: deviceSource)
     }
 
-    private func candidates(from: Double, to: Double) -> [StepRecord] {
-        var list = Array(samples.candidates(from: from, to: to))
-        if let live = liveSample { list.append(live) }
-        return list
+    private func candidates(from: Double, to: Double) -> StoredAndLive {
+        StoredAndLive(stored: samples.candidates(from: from, to: to), live: liveSample)
     }
 
     public func pedometerData(from: Double, to: Double, filter: SampleFilter = .init(),
@@ -445,7 +443,7 @@ public final class LedgerService {
     /// Records and tombstones held (durable and backlog).
     public var recordCount: Int { log.count }
 
-    /// Detector steps in records plus pending (what the agent reports as its running total).
+    /// Steps of every live sample (all sources, unmerged) plus the pending detector steps.
     public var recordedSteps: Int { samples.samples.reduce(0) { $0 + $1.steps } + (pending?.steps ?? 0) }
 
     // MARK: sync
@@ -530,4 +528,22 @@ public final class LedgerService {
         }
         return result
     }
+}
+
+/// The stored samples of a range followed by the live one, without copying the slice.
+struct StoredAndLive: Sequence {
+    let stored: ArraySlice<StepRecord>
+    let live: StepRecord?
+
+    struct Iterator: IteratorProtocol {
+        var stored: ArraySlice<StepRecord>.Iterator
+        var live: StepRecord?
+        mutating func next() -> StepRecord? {
+            if let record = stored.next() { return record }
+            defer { live = nil }
+            return live
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(stored: stored.makeIterator(), live: live) }
 }

@@ -40,6 +40,13 @@ public final class ReopeningI2CBus: I2CBus {
         }
     }
 
+    /// Closes the device node until the next transfer. An open i2c-dev fd pins the adapter (and
+    /// its kernel module: `rmmod` fails with EAGAIN), so a bus whose chip is lost should not hold
+    /// it between re-probes.
+    public func release() {
+        open = nil
+    }
+
     private func adapter() throws(I2CError) -> LinuxI2CBus {
         if let open { return open }
         let bus = try LinuxI2CBus(path: name)

@@ -139,6 +139,7 @@ public final class Agent {
             while true { sleep(3600) }
         }
         let batch = sensor.supervisor.service()
+        sensor.releaseBusWhileLost()
         lastSensorService = now
         if batch.gapBeforeSamples { engine.markGap() }
         if batch.samples.isEmpty { return }

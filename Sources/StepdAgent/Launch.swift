@@ -191,6 +191,10 @@ public enum AgentLauncher {
     {
         let settings = SensorSettings(chip: board.chip, address: board.address, rangeG: board.rangeG,
                                       axisRemap: board.axisRemap, burstInterval: board.burstInterval)
+        if let interval = board.burstInterval, let chip = board.chip, options.simulateChip == nil,
+           interval > chip.maxBurstInterval {
+            return .failure(PlanProblem(message: "\(file ?? "board"): burst_interval_s = \(interval) is too long for the \(chip.rawValue): its FIFO fills in \(chip.maxBurstInterval) s; use at most that"))
+        }
         switch board.bus {
         case .simulated:
             var samples = EmbeddedRecording.samples
@@ -205,6 +209,12 @@ public enum AgentLauncher {
             }
             let chip = options.simulateChip ?? board.chip ?? .mpu6050
             var simulated = settings
+            if chip != board.chip {
+                // The board's burst interval and address were chosen for its own chip (the
+                // LIS3DH FIFO holds 0.64 s, the MPU-6050's 4 s): let the driver pick for this one.
+                simulated.burstInterval = nil
+                simulated.address = nil
+            }
             simulated.chip = chip
             return .success(SensorPlan(
                 boardName: board.name, boardFile: file,

@@ -42,6 +42,7 @@ final class SensorPath {
     /// The longest real time the supervisor may legitimately wait between services (its
     /// longest backoff), so the watchdog does not fire while a lost sensor is re-probed.
     let maxServiceGap: Double
+    private let linuxBus: ReopeningI2CBus?
 
     init(plan: SensorPlan, logger: EventLogger) {
         boardName = plan.boardName
@@ -58,19 +59,29 @@ final class SensorPath {
                     logger.warning("data-ready line unavailable, reading the FIFO on a timer instead: \(error)")
                 }
             }
-            supervisor = SensorSupervisor(bus: ReopeningI2CBus(path: devicePath), settings: plan.settings,
+            let bus = ReopeningI2CBus(path: devicePath)
+            supervisor = SensorSupervisor(bus: bus, settings: plan.settings,
                                           clock: clock, dataReady: line, logger: logger)
+            linuxBus = bus
             self.clock = clock
             speed = 1
             description = devicePath
         case .simulated(let model, let samples, let recordingName, let speed, let faults):
             let simulation = SimulatedSensor(model: model, samples: samples, speed: speed, faults: faults)
             supervisor = simulation.makeSupervisor(settings: plan.settings, logger: logger)
+            linuxBus = nil
             clock = simulation.clock
             self.speed = speed
             description = "simulated \(model.rawValue) replaying \(recordingName) at \(speed)x"
         }
         maxServiceGap = SensorSupervisor.maxBackoff / speed + 1
+    }
+
+    /// While the sensor is lost, the device node is closed between re-probes so the adapter's
+    /// module can be unloaded or reloaded (the usual cure for a wedged bus); the next re-probe
+    /// opens it again.
+    func releaseBusWhileLost() {
+        if let linuxBus, supervisor.status.health == .lost { linuxBus.release() }
     }
 
     func isDue() -> Bool { supervisor.nextServiceTime <= clock.now() }
