@@ -99,19 +99,25 @@ static int feed_lis3dh(int fd, double t) {
     put16(sample + 4, (int)((1.0 + 0.3 * sin(2 * M_PI * 1.8 * t)) * 500) << 4, 0);
     uint8_t fifo[30];
     for (int i = 0; i < 30; i += 6) memcpy(fifo + i, sample, 6);
-    uint8_t controls[16];
+    uint8_t registers[16];
     int result;
-    if ((result = read_block(fd, 0x20, controls, 16)) < 0) return result;
-    /* FIFO_SRC: 25 samples (0.5 s at 50 Hz), not empty, no overrun. */
-    controls[0x0F] = 25;
-    controls[0x07] = 0x08; /* STATUS_REG: ZYXDA */
-    memcpy(controls + 8, sample, 6);
-    /* Only STATUS_REG..OUT_Z_H and FIFO_SRC: the control registers belong to the driver, and
-     * writing back what was read a moment ago could undo a write it made in between. */
-    if ((result = write_block(fd, 0x27, controls + 7, 7)) < 0) return result;
-    if ((result = write_block(fd, 0x2F, controls + 15, 1)) < 0) return result;
-    if ((result = write_block(fd, 0xA0, controls, 16)) < 0) return result;
-    return write_block(fd, 0xA8, fifo, 30);
+    if ((result = read_block(fd, 0x20, registers, 16)) < 0) return result;
+    /* STATUS_REG: ZYXDA; OUT_X_L..OUT_Z_H; FIFO_SRC: 25 samples (0.5 s at 50 Hz), no overrun.
+     * Only these: the control registers belong to the driver, and writing back what was read a
+     * moment ago could undo a write it made in between. */
+    registers[0x07] = 0x08;
+    memcpy(registers + 8, sample, 6);
+    registers[0x0F] = 25;
+    if ((result = write_block(fd, 0x27, registers + 7, 7)) < 0) return result;
+    if ((result = write_block(fd, 0x2F, registers + 15, 1)) < 0) return result;
+    /* The auto-increment image at 0xA0. CTRL_REG1..REFERENCE are copied only when no BOOT is in
+     * progress: on the chip BOOT clears itself within the driver's settle time, and a copy taken
+     * between the driver's reset and its configuration would make its read-back fail forever
+     * (the copy cannot follow a write that is read back microseconds later). */
+    static uint8_t controls[7];
+    if ((registers[4] & 0x80) == 0) memcpy(controls, registers, 7);
+    memcpy(registers, controls, 7);
+    return write_block(fd, 0xA0, registers, 16);
 }
 
 static volatile sig_atomic_t stopping = 0;
