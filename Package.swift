@@ -52,7 +52,7 @@ let package = Package(
 
         // No ArgumentParser here: it links FoundationEssentials (+6 MB RSS measured); the daemon's
         // flags are parsed by `AgentOptions.parse` instead.
-        .executableTarget(name: "stepd", dependencies: ["StepdAgent"], swiftSettings: strict),
+        .executableTarget(name: "stepd", dependencies: ["StepdAgent", "StepProtocol"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
             "CZlib", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
             "LedgerStore", "Boards",

@@ -131,7 +131,6 @@ public final class RPCServer {
             logger.warning("denied \(method.rawValue) to pid \(peer.pid) uid \(peer.uid) gid \(peer.gid): \(reason)")
             throw .permissionDenied(reason + "; run as root, as the agent's user, or join the admin group")
         }
-        let caller = RPCCaller(pid: peer.pid, uid: peer.uid, gid: peer.gid)
         switch method {
         case .stepsSubscribe:
             let params = try StepsSubscribeParams(json: request.params)
@@ -155,7 +154,7 @@ public final class RPCServer {
             status.clients = socket.clientCount
             return status.json
         default:
-            return try RPCDispatch.call(method, params: request.params, caller: caller, service: service)
+            return try RPCDispatch.call(method, params: request.params, caller: peer, service: service)
         }
     }
 

@@ -1,5 +1,6 @@
 import CStepdShim
 import Glibc
+import StepProtocol
 
 /// Limits and ownership of the listening socket.
 public struct UnixSocketServerOptions: Sendable {
@@ -37,17 +38,8 @@ public enum SocketEvent: Sendable, Equatable {
     case disconnected(ClientID, String)
 }
 
-/// The peer of a connection, from SO_PEERCRED.
-public struct RPCPeer: Sendable, Equatable {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-}
+/// The peer of a connection, from SO_PEERCRED: the same credentials the service sees as the caller.
+public typealias RPCPeer = RPCCaller
 
 /// A non-blocking, poll-driven stream Unix socket server with newline framing. It never blocks:
 /// output is queued per client (bounded) and written when the socket is writable.

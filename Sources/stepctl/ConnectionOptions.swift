@@ -31,19 +31,6 @@ struct CtlFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func environmentDictionary() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let eq = text.firstIndex(of: "=") {
-            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-        }
-        pointer += 1
-    }
-    return result
-}
-
 /// Connects using the subcommand's `--socket`, else the root's, else the defaults (the user's
 /// socket, then the system one).
 func connect(_ local: ConnectionOptions, _ root: ConnectionOptions?) throws -> UnixSocketClient {
@@ -52,7 +39,7 @@ func connect(_ local: ConnectionOptions, _ root: ConnectionOptions?) throws -> U
         if let path = local.socket ?? root?.socket {
             return try UnixSocketClient(path: path, timeout: timeout)
         }
-        let candidates = DefaultPaths.clientSocketCandidates(environment: environmentDictionary(), uid: getuid())
+        let candidates = DefaultPaths.clientSocketCandidates(environment: ProcessEnvironment.current(), uid: getuid())
         return try UnixSocketClient.connectFirst(candidates, timeout: timeout)
     } catch {
         throw CtlFailure(error.description)

@@ -84,7 +84,7 @@ struct BundleCommand: ParsableCommand {
         } catch {
             status = ["error": .string("agent not reachable: \(error)")]
         }
-        let environment = environmentDictionary()
+        let environment = ProcessEnvironment.current()
         let state = stateDir ?? status.value(atPath: "state_directory")?.stringValue
             ?? DefaultPaths.stateDirectory(environment: environment, uid: getuid())
 

@@ -1,5 +1,6 @@
 import Glibc
+import StepProtocol
 import StepdAgent
 
 exit(AgentLauncher.main(arguments: Array(CommandLine.arguments.dropFirst()),
-                        environment: AgentLauncher.processEnvironment()))
+                        environment: ProcessEnvironment.current()))
