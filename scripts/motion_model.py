@@ -28,20 +28,20 @@ def butter_lowpass(fc, fs):
 
 # Same names and values as DetectorParameters.fitted and ActivityParameters.fitted in Swift.
 DEFAULT = dict(
-    lowpass_hz=2.5,        # gait band upper edge
+    lowpass_hz=3.0,        # gait band upper edge
     baseline_s=1.0,        # one-pole high-pass time constant (removes gravity)
     hyst_min=0.10,         # g, smallest peak-to-valley swing that counts
     hyst_rel=0.3,          # fraction of the running RMS a swing must exceed
     rms_s=2.0,             # RMS time constant
     min_interval=0.25,     # s, fastest step (4 steps/s)
     max_interval=1.5,      # s, slowest step before gait is considered broken
-    confirm_steps=7,       # regular steps needed to start crediting
+    confirm_steps=11,      # regular steps needed to start crediting
     confirm_steps_vehicle=14,
     regularity=0.35,       # allowed relative interval deviation from the run's median
     period_gain=0.2,       # how fast the tracked step period follows new intervals
     fill_min_period=0.45,  # s; below this a double interval is more likely a double peak
     max_skip=3,            # periods without a peak that end a run
-    refractory=0.6,        # inside a run, a peak sooner than this fraction of the period is a double peak
+    refractory=0.4,        # inside a run, a peak sooner than this fraction of the period is a double peak
     # activity classifier
     still_level=0.008,
     vehicle_level=0.012,
@@ -198,8 +198,13 @@ class Model:
                 self.steps.append(self.last_step + dt / 2)
                 self.run_steps += 1
                 dt /= 2
-            if abs(dt - self.period) <= P['regularity'] * self.period:
-                self.period += P['period_gain'] * (dt - self.period)
+            # The period follows the mean of the last two intervals (half a stride), so a
+            # lopsided gait (phone in one pocket: short, long, short, ...) does not drag it
+            # towards the short interval and make every long one look like a missed step.
+            half = (dt + self.last_interval) / 2
+            self.last_interval = dt
+            if abs(half - self.period) <= P['regularity'] * self.period:
+                self.period += P['period_gain'] * (half - self.period)
             self.steps.append(t); self.run_steps += 1; self.last_step = t
             return
         if self.pending:
@@ -214,10 +219,15 @@ class Model:
             return
         seq = self.pending[-n:]
         iv = [b - a for a, b in zip(seq, seq[1:])]
-        med = sorted(iv)[len(iv) // 2]
-        if all(abs(d - med) <= P['regularity'] * med for d in iv):
+        mean = (seq[-1] - seq[0]) / (n - 1)
+        # Regular: every half stride (mean of two neighbouring intervals) within the tolerance
+        # of the mean interval, and no single interval beyond twice the tolerance, so a
+        # lopsided gait (short, long, short, ...) confirms like a symmetric one.
+        if all(abs((a + b) / 2 - mean) <= P['regularity'] * mean for a, b in zip(iv, iv[1:])) and \
+                all(abs(d - mean) <= 2 * P['regularity'] * mean for d in iv):
             self.steps.extend(seq)
-            self.walking = True; self.period = med; self.last_step = t
+            self.walking = True; self.period = mean; self.last_step = t
+            self.last_interval = iv[-1]
             self.run_start = seq[0]; self.run_steps = n
             self.pending = []
         else:

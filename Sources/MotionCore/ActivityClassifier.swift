@@ -13,10 +13,7 @@ import StepdModel
 struct ActivityClassifier: Sendable {
     static let blockLength = 25
     static let windowBlocks = 10
-    static let stillLevel = 0.008
-    static let vehicleLevel = 0.012
-    static let vehicleMaxLevel = 0.12
-    static let runningCadence = 2.4
+    private let parameters: ActivityParameters
 
     enum Raw: Sendable, Equatable { case still, quiet, vehicle, gait, running, unknown }
 
@@ -29,12 +26,15 @@ struct ActivityClassifier: Sendable {
     private var blockIndex = 0
 
     private(set) var state: ActivityState
+    /// The vibration level of the last decision (g).
+    private(set) var level = 0.0
     private var streakKind: ActivityKind = .unknown
     private var streakStart = 0.0
     private var streakBlocks = 0
     private var stillInVehicleSince: Double?
 
-    init(start: Double) {
+    init(start: Double, parameters: ActivityParameters) {
+        self.parameters = parameters
         blockLevels = [Double](repeating: 0, count: Self.windowBlocks)
         sorted = blockLevels
         state = ActivityState(kind: .unknown, confidence: .low, start: start)
@@ -83,16 +83,17 @@ struct ActivityClassifier: Sendable {
 
     private mutating func decide(at t: Double, gait: StepGate) -> ActivityState? {
         let level = vibrationLevel()
+        self.level = level
         let raw: Raw
         if gait.walking {
-            raw = (gait.cadence ?? 0) >= Self.runningCadence && level > 0.5 ? .running : .gait
+            raw = (gait.cadence ?? 0) >= parameters.runningCadence && level > parameters.runningLevel ? .running : .gait
         } else if blocksFilled < 3 {
             return nil
-        } else if level < Self.stillLevel {
+        } else if level < parameters.stillLevel {
             raw = .still
-        } else if level < Self.vehicleLevel {
+        } else if level < parameters.vehicleLevel {
             raw = .quiet
-        } else if level <= Self.vehicleMaxLevel {
+        } else if level <= parameters.vehicleMaxLevel {
             raw = .vehicle
         } else {
             raw = .unknown
@@ -153,7 +154,7 @@ struct ActivityClassifier: Sendable {
         switch candidate {
         case .stationary:
             needed = 5
-            confidence = level < Self.stillLevel / 2 ? .high : .medium
+            confidence = level < parameters.stillLevel / 2 ? .high : .medium
         case .automotive:
             needed = 30
             confidence = .medium

@@ -3,11 +3,39 @@ public struct MotionConfiguration: Sendable, Equatable {
     /// The wearer's height in metres; nil uses `StrideModel.defaultHeight`.
     public var userHeight: Double?
     public var detector: DetectorParameters
+    public var activity: ActivityParameters
 
-    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted) {
+    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted, activity: ActivityParameters = .fitted) {
         self.userHeight = userHeight
         self.detector = detector
+        self.activity = activity
     }
+}
+
+/// The activity classifier's thresholds on the vibration level (median over 10 s of each
+/// second's standard deviation of |a|, in g). `fitted` holds the values validated by
+/// `stepbench activity-cv` (leave one person out, docs/motion.md); scripts/motion_model.py
+/// uses the same names.
+public struct ActivityParameters: Sendable, Equatable {
+    /// Below this level the device is at rest (sensor noise).
+    public var stillLevel: Double
+    /// From this level up to `vehicleMaxLevel`, with no gait, the device rides in a vehicle.
+    public var vehicleLevel: Double
+    public var vehicleMaxLevel: Double
+    /// Gait at or above this cadence (steps/s) with a level above `runningLevel` is running.
+    public var runningCadence: Double
+    public var runningLevel: Double
+
+    public init(stillLevel: Double, vehicleLevel: Double, vehicleMaxLevel: Double, runningCadence: Double, runningLevel: Double) {
+        self.stillLevel = stillLevel
+        self.vehicleLevel = vehicleLevel
+        self.vehicleMaxLevel = vehicleMaxLevel
+        self.runningCadence = runningCadence
+        self.runningLevel = runningLevel
+    }
+
+    public static let fitted = ActivityParameters(
+        stillLevel: 0.008, vehicleLevel: 0.012, vehicleMaxLevel: 0.12, runningCadence: 2.4, runningLevel: 0.5)
 }
 
 /// The step detector's parameters. `fitted` holds the values chosen by scripts/fit_motion.py
@@ -40,12 +68,15 @@ public struct DetectorParameters: Sendable, Equatable {
     public var fillMinPeriod: Double
     /// A run ends after this many periods without a peak.
     public var maxSkippedPeriods: Double
+    /// Inside a run, a peak sooner than this fraction of the period after the last step is a
+    /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
+    public var refractory: Double
 
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
         confirmStepsInVehicle: Int, regularity: Double, periodGain: Double, fillMinPeriod: Double,
-        maxSkippedPeriods: Double
+        maxSkippedPeriods: Double, refractory: Double
     ) {
         self.lowpassHz = lowpassHz
         self.baselineSeconds = baselineSeconds
@@ -60,11 +91,12 @@ public struct DetectorParameters: Sendable, Equatable {
         self.periodGain = periodGain
         self.fillMinPeriod = fillMinPeriod
         self.maxSkippedPeriods = maxSkippedPeriods
+        self.refractory = refractory
     }
 
     public static let fitted = DetectorParameters(
-        lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
-        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
+        lowpassHz: 3.0, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
+        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 11,
         confirmStepsInVehicle: 14, regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
-        maxSkippedPeriods: 3)
+        maxSkippedPeriods: 3, refractory: 0.4)
 }

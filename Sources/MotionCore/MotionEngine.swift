@@ -65,6 +65,9 @@ public struct MotionEngine: Sendable {
         classifier?.state ?? ActivityState(kind: .unknown, confidence: .low, start: 0)
     }
 
+    /// The classifier's vibration level (g): median over 10 s of each second's deviation of |a|.
+    public var vibrationLevel: Double { classifier?.level ?? 0 }
+
     /// Steps per second of the current walk; nil when not walking.
     public var cadence: Double? { gate.cadence }
 
@@ -77,6 +80,8 @@ public struct MotionEngine: Sendable {
     public mutating func process(_ sample: AccelSample) -> MotionUpdate? {
         let t = sample.t
         guard t.isFinite, sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else { return nil }
+        // Created with the first sample so it sees every internal sample (as the Python model).
+        if classifier == nil { classifier = ActivityClassifier(start: t, parameters: configuration.activity) }
         let b = Int64((t * Self.internalRate).rounded(.down))
         if b == bin {
             sumX += sample.x
@@ -93,7 +98,6 @@ public struct MotionEngine: Sendable {
                 closeBin()
             }
         }
-        if classifier == nil { classifier = ActivityClassifier(start: t) }
         bin = b
         sumX = sample.x
         sumY = sample.y

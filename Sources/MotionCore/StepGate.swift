@@ -8,9 +8,9 @@ struct StepGate: Sendable {
     private let parameters: DetectorParameters
     private var pending: [Double]
     private var pendingCount = 0
-    private var scratch: [Double]
     private(set) var walking = false
     private(set) var period = 0.0
+    private var lastInterval = 0.0
     private(set) var lastStep = 0.0
     private(set) var runStart = 0.0
     private(set) var runSteps = 0
@@ -18,13 +18,13 @@ struct StepGate: Sendable {
     init(parameters: DetectorParameters) {
         self.parameters = parameters
         pending = [Double](repeating: 0, count: Self.capacity)
-        scratch = [Double](repeating: 0, count: Self.capacity)
     }
 
     mutating func reset() {
         pendingCount = 0
         walking = false
         period = 0
+        lastInterval = 0
         runSteps = 0
     }
 
@@ -47,15 +47,21 @@ struct StepGate: Sendable {
         let p = parameters
         if walking {
             var dt = t - lastStep
-            if dt < p.minInterval { return }
+            // A second peak this soon after a step is a double peak of the same step.
+            if dt < max(p.minInterval, p.refractory * period) { return }
             let multiple = (dt / period).rounded()
             if multiple == 2 && period >= p.fillMinPeriod && abs(dt - 2 * period) <= p.regularity * period {
                 steps.append(lastStep + dt / 2)
                 runSteps += 1
                 dt /= 2
             }
-            if abs(dt - period) <= p.regularity * period {
-                period += p.periodGain * (dt - period)
+            // The period follows the mean of the last two intervals (half a stride), so a
+            // lopsided gait (phone in one pocket: short, long, short, ...) does not drag it
+            // towards the short interval and make every long one look like a missed step.
+            let half = (dt + lastInterval) / 2
+            lastInterval = dt
+            if abs(half - period) <= p.regularity * period {
+                period += p.periodGain * (half - period)
             }
             steps.append(t)
             runSteps += 1
@@ -74,17 +80,30 @@ struct StepGate: Sendable {
         guard pendingCount >= needed else { return }
         let first = pendingCount - needed
         let intervalCount = needed - 1
-        for i in 0..<intervalCount { scratch[i] = pending[first + i + 1] - pending[first + i] }
-        let median = Self.upperMedian(&scratch, count: intervalCount)
+        let mean = (t - pending[first]) / Double(intervalCount)
+        // Regular: every half stride (mean of two neighbouring intervals) within the tolerance
+        // of the mean interval, and no single interval beyond twice the tolerance, so a
+        // lopsided gait (short, long, short, ...) confirms like a symmetric one.
         var regular = true
-        for i in 0..<intervalCount where abs(pending[first + i + 1] - pending[first + i] - median) > p.regularity * median {
-            regular = false
-            break
+        for i in 0..<intervalCount {
+            let interval = pending[first + i + 1] - pending[first + i]
+            if abs(interval - mean) > 2 * p.regularity * mean {
+                regular = false
+                break
+            }
+            if i > 0 {
+                let previous = pending[first + i] - pending[first + i - 1]
+                if abs((interval + previous) / 2 - mean) > p.regularity * mean {
+                    regular = false
+                    break
+                }
+            }
         }
         if regular {
             for i in first..<pendingCount { steps.append(pending[i]) }
             walking = true
-            period = median
+            period = mean
+            lastInterval = t - pending[pendingCount - 2]
             lastStep = t
             runStart = pending[first]
             runSteps = needed
@@ -99,20 +118,5 @@ struct StepGate: Sendable {
         let shift = pendingCount - keep
         for i in 0..<keep { pending[i] = pending[i + shift] }
         pendingCount = keep
-    }
-
-    /// sorted(values)[count / 2], by insertion sort on a prefix of a scratch buffer.
-    private static func upperMedian(_ values: inout [Double], count: Int) -> Double {
-        if count <= 1 { return count == 1 ? values[0] : 0 }
-        for i in 1..<count {
-            let v = values[i]
-            var j = i - 1
-            while j >= 0 && values[j] > v {
-                values[j + 1] = values[j]
-                j -= 1
-            }
-            values[j + 1] = v
-        }
-        return values[count / 2]
     }
 }

@@ -24,6 +24,9 @@ struct AccuracyBenchCommand: ParsableCommand {
     @Flag(help: "Only print the totals, not one row per file.")
     var quiet = false
 
+    @Flag(help: "Instead: cross-validate the activity classifier's thresholds (leave one person out, leave one file out) and measure the vibration level of gait (running threshold).")
+    var crossValidateActivity = false
+
     struct Entry {
         var name: String
         var truth: Int
@@ -43,6 +46,10 @@ struct AccuracyBenchCommand: ParsableCommand {
 
     func run() throws {
         let entries = try loadManifest()
+        if crossValidateActivity {
+            try ActivityCrossValidation(directory: directory, entries: entries, height: height).run()
+            return
+        }
         var results: [FileResult] = []
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
@@ -166,6 +173,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     }
 
     struct ActivityScore {
+
         var agreement = 0.0, walkingRight = 0.0, automotiveRecall = 0.0, stationaryRight = 0.0, walkingAsAutomotive = 0.0
 
         init(_ results: [FileResult]) {
@@ -240,5 +248,193 @@ struct AccuracyBenchCommand: ParsableCommand {
     static func printError(_ message: String) {
         var line = Array((message + "\n").utf8)
         _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Activity windows of one file under one set of classifier thresholds.
+struct ActivityWindows {
+    var windows = 0, right = 0, automotive = 0
+
+    init(analysis: RecordingAnalysis, samples: [AccelSample], label: String) {
+        let first = samples.first?.t ?? 0
+        let last = samples.last?.t ?? 0
+        var w = first
+        while w + 10 <= last + 1e-9 {
+            let called = analysis.activity(at: w + 5) ?? .unknown
+            windows += 1
+            if called.rawValue == label { right += 1 }
+            if called == .automotive { automotive += 1 }
+            w += 10
+        }
+    }
+}
+
+/// `stepbench accuracy DIR --cross-validate-activity`: the classifier thresholds chosen on some
+/// people (or files) and scored on the rest, so the activity figures are not in-sample.
+struct ActivityCrossValidation {
+    let directory: String
+    let entries: [AccuracyBenchCommand.Entry]
+    let height: Double?
+
+    static let labels: Set<String> = ["walking", "automotive", "stationary"]
+
+    static func person(_ name: String) -> String {
+        if name.hasPrefix("bangle") { return "hughb" }
+        let parts = name.split(separator: "_")
+        return parts.count > 1 ? String(parts[1]) : name
+    }
+
+    /// Candidate thresholds; the hand-set values are one of the points.
+    static let grid: [ActivityParameters] = {
+        var points: [ActivityParameters] = []
+        let f = ActivityParameters.fitted
+        for still in [0.005, 0.006, 0.008, 0.010] {
+            for vehicle in [0.010, 0.012, 0.015, 0.020, 0.025] where vehicle >= still {
+                for vehicleMax in [0.08, 0.12, 0.16, 0.25] {
+                    points.append(ActivityParameters(
+                        stillLevel: still, vehicleLevel: vehicle, vehicleMaxLevel: vehicleMax,
+                        runningCadence: f.runningCadence, runningLevel: f.runningLevel))
+                }
+            }
+        }
+        return points
+    }()
+
+    /// Distance to the hand-set point, to break ties towards it.
+    static func distance(_ p: ActivityParameters) -> Double {
+        let f = ActivityParameters.fitted
+        return abs(log(p.stillLevel / f.stillLevel)) + abs(log(p.vehicleLevel / f.vehicleLevel)) + abs(log(p.vehicleMaxLevel / f.vehicleMaxLevel))
+    }
+
+    struct Tally {
+        var windows = 0, right = 0, walking = 0, walkingRight = 0, walkingAutomotive = 0
+        var automotive = 0, automotiveRight = 0, stationary = 0, stationaryRight = 0
+
+        mutating func add(_ w: ActivityWindows, label: String) {
+            windows += w.windows
+            right += w.right
+            switch label {
+            case "walking":
+                walking += w.windows
+                walkingRight += w.right
+                walkingAutomotive += w.automotive
+            case "automotive":
+                automotive += w.windows
+                automotiveRight += w.right
+            default:
+                stationary += w.windows
+                stationaryRight += w.right
+            }
+        }
+
+        static func percent(_ a: Int, _ b: Int) -> Double { b == 0 ? .nan : 100 * Double(a) / Double(b) }
+        var agreement: Double { Self.percent(right, windows) }
+        /// Mean of the per-class accuracies, so the few automotive windows are not drowned by walking.
+        var objective: Double {
+            let parts = [Self.percent(walkingRight, walking), Self.percent(automotiveRight, automotive),
+                         Self.percent(stationaryRight, stationary)].filter { $0.isFinite }
+            let penalty = walking == 0 ? 0 : max(0, Self.percent(walkingAutomotive, walking) - 2) * 10
+            return (parts.isEmpty ? 0 : parts.reduce(0, +) / Double(parts.count)) - penalty
+        }
+    }
+
+    func run() throws {
+        let chosen = entries.filter { Self.labels.contains($0.activity) }
+        var recordings: [(entry: AccuracyBenchCommand.Entry, samples: [AccelSample])] = []
+        for entry in chosen {
+            do {
+                recordings.append((entry, try RecordingReader.read(path: directory + "/" + entry.name)))
+            } catch {
+                AccuracyBenchCommand.printError("stepbench accuracy: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        // windows[g][f]: file f under grid point g.
+        var windows: [[ActivityWindows]] = []
+        for point in Self.grid {
+            let configuration = MotionConfiguration(userHeight: height, activity: point)
+            windows.append(recordings.map {
+                ActivityWindows(analysis: RecordingAnalysis.run($0.samples, configuration: configuration), samples: $0.samples, label: $0.entry.activity)
+            })
+        }
+        func tally(_ g: Int, _ files: [Int]) -> Tally {
+            var t = Tally()
+            for f in files { t.add(windows[g][f], label: recordings[f].entry.activity) }
+            return t
+        }
+        func best(on files: [Int]) -> Int {
+            var bestIndex = 0
+            for g in Self.grid.indices {
+                let a = tally(g, files).objective, b = tally(bestIndex, files).objective
+                if a > b + 1e-9 || (abs(a - b) <= 1e-9 && Self.distance(Self.grid[g]) < Self.distance(Self.grid[bestIndex])) { bestIndex = g }
+            }
+            return bestIndex
+        }
+        func describe(_ p: ActivityParameters) -> String {
+            "still < \(p.stillLevel), vehicle \(p.vehicleLevel)-\(p.vehicleMaxLevel)"
+        }
+        let all = Array(recordings.indices)
+        let fittedIndex = Self.grid.firstIndex(of: .fitted)
+        let inSample = best(on: all)
+        print("grid: \(Self.grid.count) threshold sets; \(recordings.count) walking/automotive/stationary files")
+        print("in-sample best: " + describe(Self.grid[inSample]))
+
+        var rows: [(String, Tally)] = []
+        if let fittedIndex { rows.append(("shipped thresholds (in-sample)", tally(fittedIndex, all))) }
+        rows.append(("best grid point (in-sample)", tally(inSample, all)))
+        for (label, key) in [("leave-one-person-out", { (i: Int) in Self.person(recordings[i].entry.name) }),
+                             ("leave-one-file-out", { (i: Int) in recordings[i].entry.name })] {
+            var held = Tally()
+            for group in Set(all.map(key)).sorted() {
+                let test = all.filter { key($0) == group }
+                let train = all.filter { key($0) != group }
+                let g = best(on: train)
+                for f in test { held.add(windows[g][f], label: recordings[f].entry.activity) }
+                if label == "leave-one-person-out" { print("  fold person=\(group): chose \(describe(Self.grid[g]))") }
+            }
+            rows.append((label, held))
+        }
+        print("")
+        func pad(_ s: String, _ n: Int) -> String { AccuracyBenchCommand.pad(s, n) }
+        func fx(_ v: Double) -> String { AccuracyBenchCommand.fixed(v, 1) }
+        print(pad("protocol", 34) + pad("right %", 9) + pad("walk %", 9) + pad("auto rec %", 12) + pad("still %", 9) + "walk->auto %")
+        for (name, t) in rows {
+            print(pad(name, 34) + pad(fx(t.agreement), 9) + pad(fx(Tally.percent(t.walkingRight, t.walking)), 9)
+                + pad(fx(Tally.percent(t.automotiveRight, t.automotive)), 12) + pad(fx(Tally.percent(t.stationaryRight, t.stationary)), 9)
+                + AccuracyBenchCommand.fixed(Tally.percent(t.walkingAutomotive, t.walking), 2))
+        }
+        try measureGaitLevel(recordings.filter { $0.entry.activity == "walking" }.map(\.samples))
+    }
+
+    /// The vibration level while the gate reports gait, once per second: what the running
+    /// threshold must stay above for walkers (and what running must exceed).
+    func measureGaitLevel(_ walks: [[AccelSample]]) throws {
+        var levels: [Double] = []
+        var fastLevels: [Double] = []
+        let parameters = ActivityParameters.fitted
+        for samples in walks {
+            var engine = MotionEngine(configuration: MotionConfiguration(userHeight: height))
+            var nextSecond = samples.first?.t ?? 0
+            for sample in samples {
+                _ = engine.process(sample)
+                if sample.t >= nextSecond {
+                    nextSecond += 1
+                    if let cadence = engine.cadence {
+                        levels.append(engine.vibrationLevel)
+                        if cadence >= parameters.runningCadence { fastLevels.append(engine.vibrationLevel) }
+                    }
+                }
+            }
+            _ = engine.finish()
+        }
+        levels.sort()
+        func q(_ p: Double) -> String {
+            levels.isEmpty ? "-" : AccuracyBenchCommand.fixed(levels[min(levels.count - 1, Int(p * Double(levels.count)))], 3)
+        }
+        print("")
+        print("gait vibration level on walking files (g, once per second in a run, \(levels.count) s):")
+        print("  p50 \(q(0.5))  p90 \(q(0.9))  p99 \(q(0.99))  max \(q(1.0))")
+        let overRunning = levels.filter { $0 > parameters.runningLevel }.count
+        print("  seconds above the running level \(parameters.runningLevel) g: \(overRunning); at cadence >= \(parameters.runningCadence) /s: \(fastLevels.count) s, of which above the level: \(fastLevels.filter { $0 > parameters.runningLevel }.count)")
     }
 }
