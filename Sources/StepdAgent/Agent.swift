@@ -145,7 +145,7 @@ public final class Agent {
         if batch.samples.isEmpty { return }
 
         let mapping = sensor.timeMapping(wallNow: SystemClocks.wall())
-        capture.append(batch.samples, monotonicNow: now)
+        capture.append(batch.samples)
         for sample in batch.samples {
             if let update = engine.process(sample) { apply(update, mapping: mapping) }
         }

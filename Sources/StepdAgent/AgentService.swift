@@ -1,6 +1,7 @@
 import Glibc
 import Ledger
 import LedgerStore
+import SensorChips
 import StepProtocol
 import StepdModel
 
@@ -232,7 +233,7 @@ final class AgentService: StepdService {
     func recordingStart(_ params: RecordingStartParams, caller: RPCCaller) throws(RPCError) -> RecordingStartResult {
         let status = agent.sensor.supervisor.status
         let metadata = RawCapture.Metadata(
-            board: agent.sensor.boardName, chip: status.model?.rawValue ?? "unknown", rateHz: 40,
+            board: agent.sensor.boardName, chip: status.model?.rawValue ?? "unknown", rateHz: SensorSupervisor.deliveredRate,
             label: params.label ?? "", agentVersion: Agent.version)
         let monotonic = SystemClocks.monotonic()
         do {

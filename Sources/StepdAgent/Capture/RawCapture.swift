@@ -64,7 +64,7 @@ final class RawCapture {
               label.unicodeScalars.allSatisfy({ ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) })
         else { throw .badLabel }
         if let code = FileOps.makeDirectories(directory) { throw .cannotCreate(directory, code) }
-        enforceCap(reserving: 0)
+        enforceCap()
         let baseName = UTCText.compact(wallNow) + (label.isEmpty ? "" : "-" + label)
         let path = directory + "/" + baseName + ".csv.gz"
         let writer: GzipCSVWriter
@@ -81,7 +81,7 @@ final class RawCapture {
     }
 
     /// Samples keep their spacing; `t` restarts at 0 as the shared format expects.
-    func append(_ samples: [AccelSample], monotonicNow: Double) {
+    func append(_ samples: [AccelSample]) {
         guard var current = active else { return }
         let origin = current.firstSampleTime ?? samples.first?.t ?? 0
         current.firstSampleTime = origin
@@ -112,7 +112,7 @@ final class RawCapture {
         writeSidecar(finished: true)
         active = nil
         logger.info("recording stopped (\(reason)): \(file), \(current.writer.samplesWritten) samples")
-        enforceCap(reserving: 0)
+        enforceCap()
         return (file, current.writer.samplesWritten)
     }
 
@@ -140,9 +140,9 @@ final class RawCapture {
 
     /// Deletes the oldest finished recordings (data file and sidecar together) until the
     /// directory fits `maxBytes`.
-    private func enforceCap(reserving: Int) {
+    private func enforceCap() {
         let files = FileOps.listFiles(directory)
-        var total = files.reduce(0) { $0 + $1.size } + reserving
+        var total = files.reduce(0) { $0 + $1.size }
         guard total > maxBytes else { return }
         let activeBase = active?.baseName
         var groups: [String: Int] = [:]
