@@ -35,7 +35,7 @@ let package = Package(
         // The shared t,x,y,z recording format (plain or gzip), read and write.
         .target(name: "Recordings", dependencies: ["CZlib", "StepdModel"], swiftSettings: strict),
         // Pure motion core: step detector, activity classifier, stride model, reference algorithm.
-        .target(name: "MotionCore", dependencies: ["StepdModel"], swiftSettings: strict),
+        .target(name: "MotionCore", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // Pure ledger: records, encoding, checksums, queries, source merging, sync anchors.
         .target(name: "Ledger", dependencies: ["StepdModel"], swiftSettings: strict),
         // Ledger files on disk: append + fdatasync, recovery, rotation, pruning, backlog.

@@ -1,3 +1,4 @@
+import StepJSON
 import StepdModel
 
 /// One stretch of a recording with a single activity.
@@ -84,46 +85,31 @@ public struct RecordingAnalysis: Sendable, Equatable {
         return nil
     }
 
-    /// The `stepctl analyze --json` line (no trailing newline):
-    /// `{"file": "...", "steps": N, "distance_m": D, "activities": [{"start": s, "end": s, "type": "walking", "confidence": "high"}]}`
-    public func jsonLine(file: String) -> String {
-        var out = "{\"file\": \(Self.jsonString(file)), \"steps\": \(steps), \"distance_m\": \(Self.jsonNumber(distance, decimals: 2)), \"activities\": ["
-        for (index, segment) in activities.enumerated() {
-            if index > 0 { out += ", " }
-            out += "{\"start\": \(Self.jsonNumber(segment.start, decimals: 3)), \"end\": \(Self.jsonNumber(segment.end, decimals: 3)), "
-            out += "\"type\": \"\(segment.kind.rawValue)\", \"confidence\": \"\(segment.confidence.rawValue)\"}"
-        }
-        out += "]}"
-        return out
+    /// The `stepctl analyze --json` object:
+    /// `{"file":"...","steps":N,"distance_m":D,"activities":[{"start":s,"end":s,"type":"walking","confidence":"high"}]}`
+    /// Distance is rounded to centimetres and times to milliseconds: more digits would only be noise.
+    public func json(file: String) -> JSONValue {
+        [
+            "file": .string(file),
+            "steps": .int(steps),
+            "distance_m": .double(Self.rounded(distance, decimals: 2)),
+            "activities": .array(activities.map { segment in
+                [
+                    "start": .double(Self.rounded(segment.start, decimals: 3)),
+                    "end": .double(Self.rounded(segment.end, decimals: 3)),
+                    "type": .string(segment.kind.rawValue),
+                    "confidence": .string(segment.confidence.rawValue),
+                ]
+            }),
+        ]
     }
 
-    static func jsonNumber(_ value: Double, decimals: Int) -> String {
-        guard value.isFinite else { return "null" }
+    /// `json(file:)` as one line without the trailing newline.
+    public func jsonLine(file: String) -> String { json(file: file).jsonText }
+
+    static func rounded(_ value: Double, decimals: Int) -> Double {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return "\(Int64(rounded))" }
-        return "\(rounded)"
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return (value * scale).rounded() / scale
     }
 }

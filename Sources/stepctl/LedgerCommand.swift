@@ -1,4 +1,5 @@
 import ArgumentParser
+import StepJSON
 import Ledger
 import LedgerStore
 
@@ -38,13 +39,18 @@ struct LedgerCommand: ParsableCommand {
         }
 
         static func json(_ r: LedgerVerifyReport) -> String {
-            let anchor = r.syncedAnchor.map(String.init) ?? "null"
-            let problems = r.problems.map(quoted).joined(separator: ",")
-            return "{\"records\":\(r.records),\"corrupt\":\(r.corrupt),\"duplicates\":\(r.duplicates),\"steps\":\(r.steps),"
-                + "\"files\":\(r.files),\"torn_tails\":\(r.tornTails),\"tombstones\":\(r.tombstones),"
-                + "\"deleted\":\(r.deletedRecords),\"bytes\":\(r.bytes),\"damaged_files_aside\":\(r.damagedFilesAside),"
-                + "\"first_sequence\":\(r.firstSequence),\"last_sequence\":\(r.lastSequence),\"synced_anchor\":\(anchor),"
-                + "\"directory\":\(quoted(r.directory)),\"ok\":\(r.isClean),\"problems\":[\(problems)]}"
+            let report: JSONValue = [
+                "records": .int(r.records), "corrupt": .int(r.corrupt), "duplicates": .int(r.duplicates),
+                "steps": .int(r.steps), "files": .int(r.files), "torn_tails": .int(r.tornTails),
+                "tombstones": .int(r.tombstones), "deleted": .int(r.deletedRecords), "bytes": .int(r.bytes),
+                "damaged_files_aside": .int(r.damagedFilesAside),
+                "first_sequence": .int64(Int64(clamping: r.firstSequence)),
+                "last_sequence": .int64(Int64(clamping: r.lastSequence)),
+                "synced_anchor": r.syncedAnchor.map { .int64(Int64(clamping: $0)) } ?? .null,
+                "directory": .string(r.directory), "ok": .bool(r.isClean),
+                "problems": .array(r.problems.map { .string($0) }),
+            ]
+            return report.jsonText
         }
 
         static func text(_ r: LedgerVerifyReport) -> String {
@@ -61,25 +67,6 @@ struct LedgerCommand: ParsableCommand {
             lines += r.problems.map { "  problem: \($0)" }
             lines.append(r.isClean ? "OK" : "NOT OK: start the agent to cut torn tails and set damaged files aside")
             return lines.joined(separator: "\n")
-        }
-
-        static func quoted(_ text: String) -> String {
-            var out = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return out + "\""
         }
     }
 }

@@ -216,7 +216,7 @@ private func syntheticWalk(seconds: Double, rate: Double, cadence: Double = 1.8,
                 ActivitySegment(start: 4.5, end: 10, kind: .walking, confidence: .medium),
             ])
         #expect(analysis.jsonLine(file: "a \"b\".csv") ==
-            #"{"file": "a \"b\".csv", "steps": 12, "distance_m": 8.46, "activities": [{"start": 0, "end": 4.5, "type": "stationary", "confidence": "high"}, {"start": 4.5, "end": 10, "type": "walking", "confidence": "medium"}]}"#)
+            #"{"file":"a \"b\".csv","steps":12,"distance_m":8.46,"activities":[{"start":0,"end":4.5,"type":"stationary","confidence":"high"},{"start":4.5,"end":10,"type":"walking","confidence":"medium"}]}"#)
     }
 
     @Test func segmentsAreMergedAndCoverTheFile() {
