@@ -154,3 +154,17 @@ public func makeDriver(model: ChipModel, bus: any I2CBus, address: UInt8, rangeG
         return try LIS3DHDriver(bus: bus, address: address, rangeG: rangeG, watermarkInterrupt: interruptOnDataReady)
     }
 }
+
+/// Runs a driver's register writes and read-backs, reporting bus failures as `SensorFault.bus`
+/// so the supervisor sees one error type for everything that can go wrong while configuring.
+func configurationSequence(_ body: () throws -> Void) throws(SensorFault) {
+    do {
+        try body()
+    } catch let fault as SensorFault {
+        throw fault
+    } catch let error as I2CError {
+        throw .bus(error)
+    } catch {
+        throw .invalidSettings("unexpected error \(error)")
+    }
+}

@@ -50,7 +50,7 @@ public final class LIS3DHDriver: AccelerometerDriver {
 
     public func configure() throws(SensorFault) {
         typealias R = LIS3DH.Register
-        do {
+        try configurationSequence {
             let controls = controlRegisters
             for (offset, value) in controls.enumerated() {
                 try bus.writeRegister(address: address, R.control1 + UInt8(offset), value)
@@ -64,12 +64,6 @@ public final class LIS3DHDriver: AccelerometerDriver {
             }
             let fifo = try bus.readRegister(address: address, R.fifoControl)
             if fifo != fifoControl { throw SensorFault.configurationRejected(register: R.fifoControl, wrote: fifoControl, read: fifo) }
-        } catch let fault as SensorFault {
-            throw fault
-        } catch let error as I2CError {
-            throw .bus(error)
-        } catch {
-            throw .invalidSettings("unexpected error \(error)")
         }
     }
 

@@ -49,7 +49,7 @@ public final class MPU6050Driver: AccelerometerDriver {
     }
 
     public func configure() throws(SensorFault) {
-        do {
+        try configurationSequence {
             for (register, value) in configuration {
                 try bus.writeRegister(address: address, register, value)
             }
@@ -61,12 +61,6 @@ public final class MPU6050Driver: AccelerometerDriver {
             try bus.writeRegister(address: address, MPU6050.Register.userControl,
                                   MPU6050.Bits.userFIFOEnable | MPU6050.Bits.userFIFOReset)
             _ = try bus.readRegister(address: address, MPU6050.Register.interruptStatus)
-        } catch let fault as SensorFault {
-            throw fault
-        } catch let error as I2CError {
-            throw .bus(error)
-        } catch {
-            throw .invalidSettings("unexpected error \(error)")
         }
     }
 
