@@ -2,6 +2,7 @@
 #include "stepd_posix.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -34,4 +35,8 @@ int stepd_peer_credentials_get(int fd, stepd_peer_credentials *out) {
     out->uid = cred.uid;
     out->gid = cred.gid;
     return 0;
+}
+
+int stepd_release_free_memory(void) {
+    return malloc_trim(0);
 }

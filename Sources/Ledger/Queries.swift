@@ -78,14 +78,8 @@ public enum LedgerQueries {
     public static func pedometer<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter = .init(),
                                               priority: SourcePriority = .init(), splitBySource: Bool = false)
     throws(LedgerQueryError) -> PedometerData where S.Element == StepRecord {
-        guard to > from else { throw .emptyRange(from: from, to: to) }
-        var result = PedometerData(start: from, end: to, steps: 0, distance: 0, stepsBySource: [:])
-        for piece in SampleMerging.pieces(samples, from: from, to: to, filter: filter, priority: priority) {
-            result.steps += piece.steps
-            result.distance += piece.distance
-            if splitBySource { result.stepsBySource[piece.sourceId, default: 0] += piece.steps }
-        }
-        return result
+        try SampleStore(Array(samples)).pedometer(from: from, to: to, filter: filter, priority: priority,
+                                                  splitBySource: splitBySource)
     }
 
     /// [local midnight, next local midnight) around `now`.
@@ -137,40 +131,8 @@ public enum LedgerQueries {
                                                filter: SampleFilter = .init(), priority: SourcePriority = .init(),
                                                splitBySource: Bool = false)
     throws(LedgerQueryError) -> [StatisticsBucket] where S.Element == StepRecord {
-        let boundaries = try bucketBoundaries(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone)
-        var buckets: [StatisticsBucket] = []
-        buckets.reserveCapacity(boundaries.count - 1)
-        for index in 0..<(boundaries.count - 1) {
-            buckets.append(StatisticsBucket(start: boundaries[index], end: boundaries[index + 1], steps: 0, distance: 0,
-                                            stepsBySource: [:]))
-        }
-        let pieces = SampleMerging.pieces(samples, from: from, to: to, filter: filter, priority: priority)
-        var bucket = 0
-        for piece in pieces {
-            // Pieces are sorted by start, so the bucket cursor only moves forward.
-            while bucket + 1 < buckets.count && buckets[bucket].end <= piece.start { bucket += 1 }
-            if piece.end <= piece.start {
-                add(piece.steps, piece.distance, piece.sourceId, to: &buckets[bucket], split: splitBySource)
-                continue
-            }
-            var index = bucket
-            let length = piece.end - piece.start
-            while index < buckets.count && buckets[index].start < piece.end {
-                let overlap = min(piece.end, buckets[index].end) - max(piece.start, buckets[index].start)
-                if overlap > 0 {
-                    let share = overlap / length
-                    add(piece.steps * share, piece.distance * share, piece.sourceId, to: &buckets[index], split: splitBySource)
-                }
-                index += 1
-            }
-        }
-        return buckets
-    }
-
-    private static func add(_ steps: Double, _ distance: Double, _ source: String, to bucket: inout StatisticsBucket, split: Bool) {
-        bucket.steps += steps
-        bucket.distance += distance
-        if split { bucket.stepsBySource[source, default: 0] += steps }
+        try SampleStore(Array(samples)).collection(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone,
+                                                   filter: filter, priority: priority, splitBySource: splitBySource)
     }
 
     /// Sum over [from, to) and min/max/average of the per-bucket sums (e.g. average daily steps).
@@ -178,8 +140,11 @@ public enum LedgerQueries {
                                                timeZone: TimeZoneRule, filter: SampleFilter = .init(),
                                                priority: SourcePriority = .init(), splitBySource: Bool = false)
     throws(LedgerQueryError) -> RangeStatistics where S.Element == StepRecord {
-        let buckets = try collection(samples, from: from, to: to, anchor: from, interval: interval, timeZone: timeZone,
-                                     filter: filter, priority: priority, splitBySource: splitBySource)
+        try SampleStore(Array(samples)).statistics(from: from, to: to, interval: interval, timeZone: timeZone,
+                                                   filter: filter, priority: priority, splitBySource: splitBySource)
+    }
+
+    static func summarize(_ buckets: [StatisticsBucket], from: Double, to: Double) -> RangeStatistics {
         var result = RangeStatistics(start: from, end: to, steps: 0, distance: 0, bucketCount: buckets.count,
                                      minimumSteps: .infinity, maximumSteps: 0, averageSteps: 0, stepsBySource: [:])
         for bucket in buckets {
@@ -187,7 +152,9 @@ public enum LedgerQueries {
             result.distance += bucket.distance
             result.minimumSteps = min(result.minimumSteps, bucket.steps)
             result.maximumSteps = max(result.maximumSteps, bucket.steps)
-            for (source, steps) in bucket.stepsBySource { result.stepsBySource[source, default: 0] += steps }
+            for (source, steps) in bucket.stepsBySource.sorted(by: { $0.key < $1.key }) {
+                result.stepsBySource[source, default: 0] += steps
+            }
         }
         if buckets.isEmpty { result.minimumSteps = 0 }
         result.averageSteps = buckets.isEmpty ? 0 : result.steps / Double(buckets.count)
@@ -199,18 +166,70 @@ public enum LedgerQueries {
     /// or a gap longer than `segmentGap` passes. Clipped to [from, to).
     public static func activityHistory<S: Sequence>(_ samples: S, from: Double, to: Double, sourceKind: SourceKind = .detector)
     throws(LedgerQueryError) -> [ActivitySegment] where S.Element == StepRecord {
+        try SampleStore(Array(samples)).activityHistory(from: from, to: to, sourceKind: sourceKind)
+    }
+}
+
+/// The queries over a store. `extra` holds samples not stored yet (the agent's live steps);
+/// `exact: true` sends every sample through the merge (the reference the fast path is
+/// tested against).
+extension SampleStore {
+    public func pedometer(from: Double, to: Double, filter: SampleFilter = .init(), priority: SourcePriority = .init(),
+                          splitBySource: Bool = false, extra: [StepRecord] = [], exact: Bool = false)
+    throws(LedgerQueryError) -> PedometerData {
         guard to > from else { throw .emptyRange(from: from, to: to) }
-        let records = samples.filter { !$0.isTombstone && $0.source.kind == sourceKind && $0.end >= from && $0.start < to }
-            .sorted(by: SampleIndex.order)
+        let (sums, table) = sums(boundaries: [from, to], from: from, to: to, filter: filter, priority: priority,
+                                 split: splitBySource, extra: extra, exact: exact)
+        return PedometerData(start: from, end: to, steps: sums[0].steps, distance: sums[0].distance,
+                             stepsBySource: splitBySource ? sums[0].stepsBySource(table) : [:])
+    }
+
+    public func collection(from: Double, to: Double, anchor: Double, interval: BucketInterval, timeZone: TimeZoneRule,
+                           filter: SampleFilter = .init(), priority: SourcePriority = .init(), splitBySource: Bool = false,
+                           extra: [StepRecord] = [], exact: Bool = false) throws(LedgerQueryError) -> [StatisticsBucket] {
+        let boundaries = try LedgerQueries.bucketBoundaries(from: from, to: to, anchor: anchor, interval: interval,
+                                                            timeZone: timeZone)
+        let (sums, table) = sums(boundaries: boundaries, from: from, to: to, filter: filter, priority: priority,
+                                 split: splitBySource, extra: extra, exact: exact)
+        var buckets: [StatisticsBucket] = []
+        buckets.reserveCapacity(sums.count)
+        for (index, sum) in sums.enumerated() {
+            buckets.append(StatisticsBucket(start: boundaries[index], end: boundaries[index + 1], steps: sum.steps,
+                                            distance: sum.distance,
+                                            stepsBySource: splitBySource ? sum.stepsBySource(table) : [:]))
+        }
+        return buckets
+    }
+
+    public func statistics(from: Double, to: Double, interval: BucketInterval, timeZone: TimeZoneRule,
+                           filter: SampleFilter = .init(), priority: SourcePriority = .init(), splitBySource: Bool = false,
+                           extra: [StepRecord] = [], exact: Bool = false) throws(LedgerQueryError) -> RangeStatistics {
+        let buckets = try collection(from: from, to: to, anchor: from, interval: interval, timeZone: timeZone,
+                                     filter: filter, priority: priority, splitBySource: splitBySource, extra: extra,
+                                     exact: exact)
+        return LedgerQueries.summarize(buckets, from: from, to: to)
+    }
+
+    /// Activity history from one source kind's records (this device's detector by default):
+    /// consecutive records of one activity merge into a segment until the activity changes
+    /// or a gap longer than `segmentGap` passes. Clipped to [from, to).
+    public func activityHistory(from: Double, to: Double, sourceKind: SourceKind = .detector, extra: [StepRecord] = [])
+    throws(LedgerQueryError) -> [ActivitySegment] {
+        guard to > from else { throw .emptyRange(from: from, to: to) }
+        var table = sources
+        var records = candidates(from: from, to: to).filter { $0.isLive }
+        for record in extra where !record.isTombstone { records.append(CompactSample(record, source: table.intern(record.source))) }
+        if !extra.isEmpty { records.sort(by: CompactSample.order) }
         var segments: [ActivitySegment] = []
-        for record in records {
+        for record in records where table.sources[Int(record.source)].kind == sourceKind && record.end >= from && record.start < to {
             let start = max(record.start, from), end = min(record.end, to)
-            if var last = segments.last, last.activity == record.activity, start - last.end <= segmentGap {
+            let activity = record.activityKind
+            if var last = segments.last, last.activity == activity, start - last.end <= LedgerQueries.segmentGap {
                 last.end = max(last.end, end)
-                last.steps += record.steps
+                last.steps += Int(record.steps)
                 segments[segments.count - 1] = last
             } else {
-                segments.append(ActivitySegment(activity: record.activity, start: start, end: end, steps: record.steps))
+                segments.append(ActivitySegment(activity: activity, start: start, end: end, steps: Int(record.steps)))
             }
         }
         return segments

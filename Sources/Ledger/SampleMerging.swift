@@ -1,3 +1,5 @@
+import StepdModel
+
 /// Which samples a query counts.
 public struct SampleFilter: Sendable, Equatable {
     /// HealthKit leaves user-entered samples out of totals unless asked; so does this.
@@ -42,114 +44,396 @@ public struct MergedPiece: Sendable, Equatable {
     public var sourceId: String
 }
 
-/// Samples kept sorted by start so a range query touches only what can overlap it.
-public struct SampleIndex: Sendable {
-    public private(set) var samples: [StepRecord] = []
-    /// The longest sample, so a search by start can reach samples that began before the range.
-    public private(set) var longestMs: Int64 = 0
+/// Source ids interned as small integers, so samples held in memory carry no `String`
+/// (copying a record then costs no reference counting, and a year of records stays small).
+public struct SourceTable: Sendable {
+    public private(set) var sources: [SampleSource] = []
+    private var numbers: [SampleSource: UInt32] = [:]
+
+    public init() {}
+
+    public mutating func intern(_ source: SampleSource) -> UInt32 {
+        if let number = numbers[source] { return number }
+        let number = UInt32(sources.count)
+        sources.append(source)
+        numbers[source] = number
+        return number
+    }
+
+    public func number(of source: SampleSource) -> UInt32? { numbers[source] }
+}
+
+/// A record as held in memory: 48 bytes, no reference-counted fields.
+public struct CompactSample: Sendable, Equatable {
+    public var sequence: UInt64
+    public var startMs: Int64
+    public var endMs: Int64
+    public var distanceMm: Int64
+    public var source: UInt32
+    /// The file format bounds steps to Int32.max (`RecordCodec`), so this never clamps a
+    /// record that could be stored.
+    public var steps: Int32
+    public var utcOffset: Int32
+    public var activity: UInt8
+    public var bits: UInt8
+
+    static let userEnteredBit: UInt8 = 1
+    static let tombstoneBit: UInt8 = 2
+    /// Deleted by a tombstone: kept for sync, left out of every query.
+    static let deletedBit: UInt8 = 4
+    /// Shares no moment (closed intervals) with any other live sample, so merging cannot
+    /// change it: it counts whole wherever it lies inside one bucket.
+    static let aloneBit: UInt8 = 8
+
+    static let activities = ActivityKind.allCases
+
+    var isLive: Bool { bits & (Self.tombstoneBit | Self.deletedBit) == 0 }
+    var isAlone: Bool { bits & Self.aloneBit != 0 }
+    var isUserEntered: Bool { bits & Self.userEnteredBit != 0 }
+    var isTombstone: Bool { bits & Self.tombstoneBit != 0 }
+    var activityKind: ActivityKind {
+        Int(activity) < Self.activities.count ? Self.activities[Int(activity)] : .unknown
+    }
+    var start: Double { Double(startMs) / 1000 }
+    var end: Double { Double(endMs) / 1000 }
+
+    init(_ record: StepRecord, source: UInt32) {
+        sequence = record.sequence
+        startMs = record.startMs
+        endMs = record.endMs
+        distanceMm = record.distanceMm
+        self.source = source
+        steps = Int32(clamping: record.steps)
+        utcOffset = record.utcOffset
+        activity = UInt8(Self.activities.firstIndex(of: record.activity) ?? 0)
+        bits = (record.isUserEntered ? Self.userEnteredBit : 0) | (record.isTombstone ? Self.tombstoneBit : 0)
+    }
+
+    static func order(_ a: CompactSample, _ b: CompactSample) -> Bool { (a.startMs, a.sequence) < (b.startMs, b.sequence) }
+}
+
+/// Per-bucket sums. Whole samples add exact integers, prorated pieces add fractions, so the
+/// fast path (whole samples summed without merging) and the exact merge give the same bits.
+struct BucketSums {
+    var wholeSteps: Int64 = 0
+    var wholeMillimetres: Int64 = 0
+    var partialSteps = 0.0
+    var partialDistance = 0.0
+    var bySource: [UInt32: (whole: Int64, partial: Double)] = [:]
+
+    var steps: Double { Double(wholeSteps) + partialSteps }
+    var distance: Double { Double(wholeMillimetres) / 1000 + partialDistance }
+
+    mutating func addWhole(steps: Int64, millimetres: Int64, source: UInt32, split: Bool) {
+        wholeSteps += steps
+        wholeMillimetres += millimetres
+        if split { bySource[source, default: (0, 0)].whole += steps }
+    }
+
+    mutating func addPartial(steps: Double, distance: Double, source: UInt32, split: Bool) {
+        partialSteps += steps
+        partialDistance += distance
+        if split { bySource[source, default: (0, 0)].partial += steps }
+    }
+
+    func stepsBySource(_ table: SourceTable) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (number, sums) in bySource.sorted(by: { $0.key < $1.key }) {
+            result[table.sources[Int(number)].id, default: 0] += Double(sums.whole) + sums.partial
+        }
+        return result
+    }
+}
+
+/// Every accepted record (tombstones and deleted ones too, for sync), sorted by start so a
+/// range query touches only what can overlap it.
+public struct SampleStore: Sendable {
+    public private(set) var sources = SourceTable()
+    private(set) var items: [CompactSample] = []
+    /// Tombstone sequence -> the sequence it deletes (tombstones are rare; kept out of the items).
+    private var deletions: [UInt64: UInt64] = [:]
+    /// The longest live sample, so a search by start can reach samples that began before a range.
+    private var longestMs: Int64 = 0
 
     public init(_ records: [StepRecord] = []) {
-        samples = records.filter { !$0.isTombstone }.sorted(by: Self.order)
-        longestMs = samples.reduce(0) { max($0, $1.endMs - $1.startMs) }
+        items.reserveCapacity(records.count)
+        var deleted = Set<UInt64>()
+        for record in records {
+            items.append(CompactSample(record, source: sources.intern(record.source)))
+            if record.isTombstone {
+                deletions[record.sequence] = record.deletes
+                deleted.insert(record.deletes)
+            }
+        }
+        if !deleted.isEmpty {
+            for index in items.indices where !items[index].isTombstone && deleted.contains(items[index].sequence) {
+                items[index].bits |= CompactSample.deletedBit
+            }
+        }
+        items.sort(by: CompactSample.order)
+        refreshIndex()
     }
 
-    static func order(_ a: StepRecord, _ b: StepRecord) -> Bool { (a.startMs, a.sequence) < (b.startMs, b.sequence) }
+    /// Records and tombstones held.
+    public var count: Int { items.count }
 
+    /// Steps of every live sample, all sources, unmerged.
+    public var liveSteps: Int { items.reduce(0) { $0 + ($1.isLive ? Int($1.steps) : 0) } }
+
+    public var isEmpty: Bool { items.isEmpty }
+
+    /// Adds a record; a tombstone also takes its target out of the queries.
     public mutating func insert(_ record: StepRecord) {
-        guard !record.isTombstone else { return }
-        let index = firstIndex { !Self.order($0, record) }
-        samples.insert(record, at: index)
-        longestMs = max(longestMs, record.endMs - record.startMs)
+        let item = CompactSample(record, source: sources.intern(record.source))
+        if record.isTombstone {
+            deletions[record.sequence] = record.deletes
+            if let index = items.firstIndex(where: { $0.sequence == record.deletes && !$0.isTombstone }) {
+                items[index].bits |= CompactSample.deletedBit
+            }
+        }
+        if let last = items.last, CompactSample.order(item, last) {
+            items.insert(item, at: firstIndex { !CompactSample.order($0, item) })
+        } else {
+            items.append(item)
+        }
+        refreshIndex()
     }
 
-    @discardableResult
-    public mutating func remove(sequence: UInt64) -> StepRecord? {
-        guard let index = samples.firstIndex(where: { $0.sequence == sequence }) else { return nil }
-        return samples.remove(at: index)
+    /// The live (not deleted) sample with this sequence.
+    public func liveRecord(sequence: UInt64) -> StepRecord? {
+        items.first { $0.sequence == sequence && $0.isLive }.map(record(from:))
     }
 
-    public mutating func removeAll(where predicate: (StepRecord) -> Bool) { samples.removeAll(where: predicate) }
+    public func isDeleted(sequence: UInt64) -> Bool {
+        items.contains { $0.sequence == sequence && $0.bits & CompactSample.deletedBit != 0 }
+    }
 
-    /// Samples that may overlap [from, to] (a superset; merging clips exactly).
-    public func candidates(from: Double, to: Double) -> ArraySlice<StepRecord> {
+    /// Removes records (pruning): `predicate(sequence, startMs)`.
+    public mutating func removeAll(where predicate: (UInt64, Int64) -> Bool) {
+        items.removeAll { item in
+            guard predicate(item.sequence, item.startMs) else { return false }
+            if item.isTombstone { deletions[item.sequence] = nil }
+            return true
+        }
+        refreshIndex()
+    }
+
+    /// Records with a sequence in (anchor, below), oldest first, at most `limit`
+    /// (clamped to 1...LedgerSync.maximumPageSize): one page of an anchored export.
+    public func page(after anchor: UInt64, below: UInt64 = .max, limit: Int) -> SyncPage {
+        let size = min(max(limit, 1), LedgerSync.maximumPageSize)
+        var selected = items.filter { $0.sequence > anchor && $0.sequence < below }
+        selected.sort { $0.sequence < $1.sequence }
+        let records = selected.prefix(size).map(record(from:))
+        return SyncPage(records: records, newAnchor: records.last?.sequence ?? anchor, more: selected.count > size)
+    }
+
+    /// Highest sequence below `below`, nil when none.
+    public func highestSequence(below: UInt64 = .max) -> UInt64? {
+        var result: UInt64?
+        for item in items where item.sequence < below { result = max(result ?? 0, item.sequence) }
+        return result
+    }
+
+    func record(from item: CompactSample) -> StepRecord {
+        var flags: RecordFlags = []
+        if item.isUserEntered { flags.insert(.userEntered) }
+        if item.isTombstone { flags.insert(.tombstone) }
+        return StepRecord(sequence: item.sequence, startMs: item.startMs, endMs: item.endMs, utcOffset: item.utcOffset,
+                          steps: Int(item.steps), distanceMm: item.distanceMm, activity: item.activityKind,
+                          source: sources.sources[Int(item.source)], flags: flags,
+                          deletes: item.isTombstone ? deletions[item.sequence] ?? 0 : 0)
+    }
+
+    /// Recomputes the longest sample and which samples are alone in time. O(n), on writes only
+    /// (a record per 100 steps), so queries never pay for it.
+    private mutating func refreshIndex() {
+        longestMs = 0
+        var reach = Int64.min
+        var previous = -1
+        for index in items.indices {
+            guard items[index].isLive else {
+                items[index].bits &= ~CompactSample.aloneBit
+                continue
+            }
+            let item = items[index]
+            longestMs = max(longestMs, item.endMs - item.startMs)
+            var alone = reach < item.startMs
+            if previous >= 0 && item.startMs <= items[previous].endMs {
+                items[previous].bits &= ~CompactSample.aloneBit
+                alone = false
+            }
+            if alone { items[index].bits |= CompactSample.aloneBit } else { items[index].bits &= ~CompactSample.aloneBit }
+            reach = max(reach, item.endMs)
+            previous = index
+        }
+    }
+
+    private func firstIndex(where predicate: (CompactSample) -> Bool) -> Int {
+        var low = 0, high = items.count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(items[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// Items that may overlap [from, to] (a superset; merging clips exactly).
+    func candidates(from: Double, to: Double) -> ArraySlice<CompactSample> {
         let fromMs = LedgerTime.milliseconds(from) - longestMs - 1
         let toMs = LedgerTime.milliseconds(to) + 1
         let low = firstIndex { $0.startMs >= fromMs }
         let high = firstIndex { $0.startMs > toMs }
-        return samples[low..<max(low, high)]
+        return items[low..<max(low, high)]
     }
 
-    private func firstIndex(where predicate: (StepRecord) -> Bool) -> Int {
-        var low = 0, high = samples.count
-        while low < high {
-            let mid = (low + high) / 2
-            if predicate(samples[mid]) { high = mid } else { low = mid + 1 }
+    // MARK: queries
+
+    /// Sums merged samples into the buckets `boundaries` describes (ascending, at least two),
+    /// counting only [from, to). `extra` holds samples not stored yet (the live steps).
+    ///
+    /// Fast path (`exact: false`): a sample alone in time that lies whole inside the range
+    /// and inside one bucket adds its integer steps and millimetres directly; only the rest
+    /// (overlapping sources, samples cut by a boundary) goes through the exact merge. The
+    /// samples that reach the merge affect no other sample and are affected only by each
+    /// other, so both paths give the same bits (tests compare them on random ledgers).
+    func sums(boundaries: [Double], from: Double, to: Double, filter: SampleFilter, priority: SourcePriority,
+              split: Bool, extra: [StepRecord], exact: Bool) -> (sums: [BucketSums], table: SourceTable) {
+        let bucketCount = boundaries.count - 1
+        var buckets = [BucketSums](repeating: BucketSums(), count: max(bucketCount, 0))
+        guard bucketCount > 0, to > from else { return (buckets, sources) }
+        var table = sources
+        let extraItems = extra.filter { !$0.isTombstone }.map { CompactSample($0, source: table.intern($0.source)) }
+        var admitted = [Bool](repeating: true, count: table.sources.count)
+        for (number, source) in table.sources.enumerated() {
+            if let ids = filter.sourceIds, !ids.contains(source.id) { admitted[number] = false }
         }
-        return low
-    }
-}
-
-public enum SampleMerging {
-    /// Merges samples over [from, to): each moment is counted from the highest-priority source
-    /// that covers it; a lower-priority sample contributes only its uncovered part, prorated by
-    /// time. Within one source, later-starting samples give way to earlier ones likewise.
-    /// Instant samples (start == end) count whole when inside the range and not covered.
-    /// Pieces come back sorted by start.
-    public static func pieces<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter,
-                                           priority: SourcePriority) -> [MergedPiece] where S.Element == StepRecord {
-        guard to > from else { return [] }
-        // Group by source; samples arrive sorted by start and from few sources, so remember
-        // the last group instead of hashing every record.
-        var groups: [(source: SampleSource, records: [StepRecord])] = []
-        var last = -1
-        for record in samples where filter.admits(record) && record.end >= from && record.start < to {
-            if last < 0 || groups[last].source != record.source {
-                last = groups.firstIndex { $0.source == record.source } ?? -1
-                if last < 0 {
-                    groups.append((record.source, []))
-                    last = groups.count - 1
+        func admits(_ item: CompactSample) -> Bool {
+            item.isLive && admitted[Int(item.source)] && (filter.includeUserEntered || !item.isUserEntered)
+                && item.end >= from && item.start < to
+        }
+        var merge: [CompactSample] = []
+        var cursor = 0
+        for item in candidates(from: from, to: to) where admits(item) {
+            if !exact && item.isAlone
+                && !extraItems.contains(where: { $0.startMs <= item.endMs && $0.endMs >= item.startMs }) {
+                let start = item.start, end = item.end
+                if start >= from && (item.startMs == item.endMs ? start < to : end <= to) {
+                    while cursor + 1 < bucketCount && boundaries[cursor + 1] <= start { cursor += 1 }
+                    if boundaries[cursor] <= start && end <= boundaries[cursor + 1] {
+                        buckets[cursor].addWhole(steps: Int64(item.steps), millimetres: item.distanceMm,
+                                                 source: item.source, split: split)
+                        continue
+                    }
                 }
             }
-            groups[last].records.append(record)
+            merge.append(item)
         }
-        groups.sort { priority.rank($0.source) < priority.rank($1.source) }
-        var lists: [[MergedPiece]] = []
+        for item in extraItems where admits(item) { merge.append(item) }
+        if !extraItems.isEmpty { merge.sort(by: CompactSample.order) }
+
+        var bucket = 0
+        for piece in Self.pieces(merge, table: table, from: from, to: to, priority: priority) {
+            // Pieces are sorted by start, so the bucket cursor only moves forward.
+            while bucket + 1 < bucketCount && boundaries[bucket + 1] <= piece.start { bucket += 1 }
+            if piece.isWhole && boundaries[bucket] <= piece.start && piece.end <= boundaries[bucket + 1] {
+                buckets[bucket].addWhole(steps: piece.wholeSteps, millimetres: piece.wholeMillimetres,
+                                         source: piece.source, split: split)
+                continue
+            }
+            if piece.end <= piece.start {
+                buckets[bucket].addPartial(steps: piece.steps, distance: piece.distance, source: piece.source, split: split)
+                continue
+            }
+            var index = bucket
+            let length = piece.end - piece.start
+            while index < bucketCount && boundaries[index] < piece.end {
+                let overlap = min(piece.end, boundaries[index + 1]) - max(piece.start, boundaries[index])
+                if overlap > 0 {
+                    let share = overlap / length
+                    buckets[index].addPartial(steps: piece.steps * share, distance: piece.distance * share,
+                                              source: piece.source, split: split)
+                }
+                index += 1
+            }
+        }
+        return (buckets, table)
+    }
+
+    struct Piece {
+        var start: Double
+        var end: Double
+        var steps: Double
+        var distance: Double
+        var source: UInt32
+        /// The whole sample, uncut: its exact integer counts apply.
+        var isWhole: Bool
+        var wholeSteps: Int64
+        var wholeMillimetres: Int64
+    }
+
+    /// Merges samples (sorted by start) over [from, to): each moment is counted from the
+    /// highest-priority source that covers it; a lower-priority sample contributes only its
+    /// uncovered part, prorated by time. Within one source, later-starting samples give way
+    /// to earlier ones likewise. Instant samples (start == end) count whole when inside the
+    /// range and not covered. Pieces come back sorted by start.
+    static func pieces(_ samples: [CompactSample], table: SourceTable, from: Double, to: Double,
+                       priority: SourcePriority) -> [Piece] {
+        guard to > from, !samples.isEmpty else { return [] }
+        var groupOf: [UInt32: Int] = [:]
+        var groups: [(source: UInt32, records: [CompactSample])] = []
+        for record in samples {
+            if let index = groupOf[record.source] {
+                groups[index].records.append(record)
+            } else {
+                groupOf[record.source] = groups.count
+                groups.append((record.source, [record]))
+            }
+        }
+        groups.sort { a, b in
+            let sa = table.sources[Int(a.source)], sb = table.sources[Int(b.source)]
+            let ra = priority.rank(sa), rb = priority.rank(sb)
+            return ra != rb ? ra < rb : sa.kind.defaultRank < sb.kind.defaultRank
+        }
+        var lists: [[Piece]] = []
         // Union of time taken by higher-priority sources, sorted and disjoint.
         var covered: [(start: Double, end: Double)] = []
         for group in groups {
             let source = group.source
-            var sorted = group.records
-            if !isSorted(sorted) { sorted.sort(by: SampleIndex.order) }
-            var pieces: [MergedPiece] = []
-            pieces.reserveCapacity(sorted.count)
+            var pieces: [Piece] = []
+            pieces.reserveCapacity(group.records.count)
             var sourceReach = -Double.infinity
             var taken: [(start: Double, end: Double)] = []
-            taken.reserveCapacity(sorted.count)
-            for record in sorted {
+            taken.reserveCapacity(group.records.count)
+            for record in group.records {
                 let start = record.start, end = record.end
                 let duration = end - start
+                let distance = Double(record.distanceMm) / 1000
                 if duration <= 0 {
                     guard start >= from, start < to, start >= sourceReach || sourceReach == -Double.infinity,
                           !contains(covered, start) else { continue }
-                    pieces.append(MergedPiece(start: start, end: start, steps: Double(record.steps),
-                                              distance: record.distance, sourceId: source.id))
+                    pieces.append(Piece(start: start, end: start, steps: Double(record.steps), distance: distance,
+                                        source: source, isWhole: true, wholeSteps: Int64(record.steps),
+                                        wholeMillimetres: record.distanceMm))
                     continue
                 }
                 let clipStart = max(start, from, sourceReach)
                 let clipEnd = min(end, to)
                 sourceReach = max(sourceReach, end)
                 guard clipEnd > clipStart else { continue }
-                let stepsPerSecond = Double(record.steps) / duration
-                let metresPerSecond = record.distance / duration
-                if covered.isEmpty {
-                    let length = clipEnd - clipStart
-                    pieces.append(MergedPiece(start: clipStart, end: clipEnd, steps: stepsPerSecond * length,
-                                              distance: metresPerSecond * length, sourceId: source.id))
+                let gaps = covered.isEmpty ? [(start: clipStart, end: clipEnd)] : uncovered(covered, clipStart, clipEnd)
+                if gaps.count == 1 && gaps[0].start == start && gaps[0].end == end {
+                    pieces.append(Piece(start: start, end: end, steps: Double(record.steps), distance: distance,
+                                        source: source, isWhole: true, wholeSteps: Int64(record.steps),
+                                        wholeMillimetres: record.distanceMm))
                 } else {
-                    for gap in uncovered(covered, clipStart, clipEnd) {
+                    let stepsPerSecond = Double(record.steps) / duration
+                    let metresPerSecond = distance / duration
+                    for gap in gaps {
                         let length = gap.end - gap.start
-                        pieces.append(MergedPiece(start: gap.start, end: gap.end, steps: stepsPerSecond * length,
-                                                  distance: metresPerSecond * length, sourceId: source.id))
+                        pieces.append(Piece(start: gap.start, end: gap.end, steps: stepsPerSecond * length,
+                                            distance: metresPerSecond * length, source: source, isWhole: false,
+                                            wholeSteps: 0, wholeMillimetres: 0))
                     }
                 }
                 taken.append((clipStart, clipEnd))
@@ -163,19 +447,10 @@ public enum SampleMerging {
         return merged
     }
 
-    static func isSorted(_ records: [StepRecord]) -> Bool {
-        var index = 1
-        while index < records.count {
-            if SampleIndex.order(records[index], records[index - 1]) { return false }
-            index += 1
-        }
-        return true
-    }
-
-    static func mergeSorted(_ a: [MergedPiece], _ b: [MergedPiece]) -> [MergedPiece] {
+    static func mergeSorted(_ a: [Piece], _ b: [Piece]) -> [Piece] {
         if a.isEmpty { return b }
         if b.isEmpty { return a }
-        var result: [MergedPiece] = []
+        var result: [Piece] = []
         result.reserveCapacity(a.count + b.count)
         var i = 0, j = 0
         while i < a.count && j < b.count {
@@ -228,5 +503,22 @@ public enum SampleMerging {
             }
         }
         return result
+    }
+}
+
+public enum SampleMerging {
+    /// The merged pieces of `samples` over [from, to) (see `SampleStore.pieces`), sorted by
+    /// start; tombstones and the samples they delete are left out.
+    public static func pieces<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter,
+                                           priority: SourcePriority) -> [MergedPiece] where S.Element == StepRecord {
+        let store = SampleStore(Array(samples))
+        let admitted = store.items.filter { item in
+            item.isLive && (filter.includeUserEntered || !item.isUserEntered) && item.end >= from && item.start < to
+                && (filter.sourceIds?.contains(store.sources.sources[Int(item.source)].id) ?? true)
+        }
+        return SampleStore.pieces(admitted, table: store.sources, from: from, to: to, priority: priority).map { piece in
+            MergedPiece(start: piece.start, end: piece.end, steps: piece.steps, distance: piece.distance,
+                        sourceId: store.sources.sources[Int(piece.source)].id)
+        }
     }
 }

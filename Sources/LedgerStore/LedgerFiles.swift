@@ -15,7 +15,9 @@ public enum LedgerFiles {
         return CivilCalendar.parseISODate(String(name.dropLast(fileSuffix.count)))
     }
 
-    public static func day(of record: StepRecord) -> Int { CivilCalendar.dayNumber(utcSeconds: floorDiv(record.startMs, 1000)) }
+    public static func day(of record: StepRecord) -> Int { day(ofStartMs: record.startMs) }
+
+    public static func day(ofStartMs startMs: Int64) -> Int { CivilCalendar.dayNumber(utcSeconds: floorDiv(startMs, 1000)) }
 
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
 

@@ -1,3 +1,4 @@
+import Glibc
 import Ledger
 import StepdModel
 
@@ -10,10 +11,8 @@ public final class LedgerService {
     private let fs: any LedgerFileSystem
     private var deviceSource: SampleSource { SampleSource(id: options.deviceSourceId, kind: .detector) }
 
-    /// Accepted records and tombstones in sequence order (durable ones first, then backlog).
-    private var log: [StepRecord] = []
-    private var samples = SampleIndex()
-    private var deleted = Set<UInt64>()
+    /// Accepted records and tombstones (durable and backlog), compact: no per-record String.
+    private var store = SampleStore()
     private struct DayFile { var size: Int; var maxSequence: UInt64 }
     private var files: [Int: DayFile] = [:]
     /// Records not yet on disk, a suffix of `log`.
@@ -37,6 +36,9 @@ public final class LedgerService {
     private var lastDetectorEndMs: Int64 = .min
 
     private var degradedMessage: String?
+    /// What failed (operation and errno), so a retry failing the same way stays quiet while
+    /// the message (with its growing backlog count) is kept current for `health`.
+    private var degradedCause: String?
     private var nextRetry: Double?
     /// `now` of the last append that reached the disk.
     public private(set) var lastCheckpointTime: Double?
@@ -94,7 +96,7 @@ public final class LedgerService {
         } catch {
             throw .fileSystem(error)
         }
-        let integrity = LedgerIntegrity.check(scanned.flatMap { $0.scan.records.map(\.record) })
+        var integrity = LedgerIntegrity.check(scanned.flatMap { $0.scan.records.map(\.record) })
         let refused = Set(integrity.duplicates.map(\.sequence))
         var highest: UInt64 = integrity.duplicates.map(\.sequence).max() ?? 0
         for file in scanned {
@@ -117,10 +119,10 @@ public final class LedgerService {
             highest = max(highest, maxSequence)
             files[file.day] = DayFile(size: size, maxSequence: maxSequence)
         }
-        log = integrity.accepted.sorted { $0.sequence < $1.sequence }
-        for record in log where record.isTombstone { deleted.insert(record.deletes) }
-        samples = SampleIndex(log.filter { !$0.isTombstone && !deleted.contains($0.sequence) })
-        for record in log where record.source == deviceSource { lastDetectorEndMs = max(lastDetectorEndMs, record.endMs) }
+        let device = deviceSource
+        for record in integrity.accepted where record.source == device { lastDetectorEndMs = max(lastDetectorEndMs, record.endMs) }
+        store = SampleStore(integrity.accepted)
+        integrity.accepted = []
 
         do throws(FileSystemError) {
             if present.contains(LedgerFiles.anchorFileName) {
@@ -135,8 +137,8 @@ public final class LedgerService {
             logger.warning("ledger: cannot read \(LedgerFiles.anchorFileName): \(error); treating nothing as synced")
         }
         nextSequence = max(highest, ackedAnchor) + 1
-        let totalSteps = samples.samples.reduce(0) { $0 + $1.steps }
-        logger.info("ledger: \(scanned.count) file(s), \(log.count) record(s), \(totalSteps) step(s), next sequence \(nextSequence)")
+        let totalSteps = store.liveSteps
+        logger.info("ledger: \(scanned.count) file(s), \(store.count) record(s), \(totalSteps) step(s), next sequence \(nextSequence)")
     }
 
     /// Keeps a damaged file aside as `<name>.damaged-<n>` and puts the good records back under
@@ -275,14 +277,8 @@ public final class LedgerService {
     }
 
     private func append(_ record: StepRecord) {
-        log.append(record)
         backlog.append(record)
-        if record.isTombstone {
-            deleted.insert(record.deletes)
-            samples.remove(sequence: record.deletes)
-        } else {
-            samples.insert(record)
-        }
+        store.insert(record)
     }
 
     private func writeIfDue(now: Double) {
@@ -306,7 +302,7 @@ public final class LedgerService {
                 try fs.appendDurably(directory + "/" + name, bytes, expectedSize: existing?.size ?? 0)
             } catch {
                 degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now)
+                        now: now, cause: "\(error.operation) errno \(error.errno)")
                 return
             }
             files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
@@ -314,6 +310,7 @@ public final class LedgerService {
             backlog.removeFirst(count)
             written += count
             lastCheckpointTime = now
+            logger.debug("ledger: checkpoint written: \(count) record(s), \(batch.reduce(0) { $0 + $1.steps }) step(s), \(name) now \(files[day]?.size ?? 0) bytes")
             if existing == nil { directoryNeedsSync = true }
         }
         if directoryNeedsSync {
@@ -328,12 +325,16 @@ public final class LedgerService {
         if let message = degradedMessage {
             logger.notice("ledger: writing again after: \(message); \(written) backlogged record(s) written")
             degradedMessage = nil
+            degradedCause = nil
         }
         nextRetry = nil
     }
 
-    private func degrade(_ message: String, now: Double?) {
-        if degradedMessage != message { logger.error("ledger: \(message)") }
+    /// One error line when writing starts to fail (or fails a new way), not one per retry.
+    private func degrade(_ message: String, now: Double?, cause: String? = nil) {
+        let cause = cause ?? message
+        if degradedCause != cause { logger.error("ledger: \(message)") }
+        degradedCause = cause
         degradedMessage = message
         nextRetry = now.map { $0 + options.retryInterval }
     }
@@ -362,8 +363,8 @@ public final class LedgerService {
     /// deletion is itself a record (a tombstone) so sync clients see it.
     @discardableResult
     public func deleteSample(sequence: UInt64, sourceId: String, now: Double) throws(LedgerError) -> StepRecord {
-        guard let record = samples.samples.first(where: { $0.sequence == sequence }) else {
-            throw deleted.contains(sequence) ? .alreadyDeleted(sequence: sequence) : .notFound(sequence: sequence)
+        guard let record = store.liveRecord(sequence: sequence) else {
+            throw store.isDeleted(sequence: sequence) ? .alreadyDeleted(sequence: sequence) : .notFound(sequence: sequence)
         }
         guard record.source.kind != .detector else { throw .detectorRecordsAreNotDeletable(sequence: sequence) }
         guard record.source.id == sourceId else {
@@ -383,21 +384,17 @@ public final class LedgerService {
     // MARK: queries
 
     /// The not-yet-saved detector steps as a sample, so queries include them.
-    private var liveSample: StepRecord? {
-        guard let current = pending else { return nil }
-        return StepRecord(sequence: 0, start: current.start, end: current.end, utcOffset: 0, steps: current.steps,
-                          distance: current.distance, activity: current.activity, source: deviceSource)
-    }
-
-    private func candidates(from: Double, to: Double) -> StoredAndLive {
-        StoredAndLive(stored: samples.candidates(from: from, to: to), live: liveSample)
+    private var liveSamples: [StepRecord] {
+        guard let current = pending else { return [] }
+        return [StepRecord(sequence: 0, start: current.start, end: current.end, utcOffset: 0, steps: current.steps,
+                           distance: current.distance, activity: current.activity, source: deviceSource)]
     }
 
     public func pedometerData(from: Double, to: Double, filter: SampleFilter = .init(),
                               splitBySource: Bool = false) throws(LedgerError) -> PedometerData {
         do throws(LedgerQueryError) {
-            return try LedgerQueries.pedometer(candidates(from: from, to: to), from: from, to: to, filter: filter,
-                                               priority: options.sourcePriority, splitBySource: splitBySource)
+            return try store.pedometer(from: from, to: to, filter: filter, priority: options.sourcePriority,
+                                       splitBySource: splitBySource, extra: liveSamples)
         } catch {
             throw .query(error)
         }
@@ -413,9 +410,9 @@ public final class LedgerService {
                                      timeZone: TimeZoneRule, filter: SampleFilter = .init(),
                                      splitBySource: Bool = false) throws(LedgerError) -> [StatisticsBucket] {
         do throws(LedgerQueryError) {
-            return try LedgerQueries.collection(candidates(from: from, to: to), from: from, to: to, anchor: anchor,
-                                                interval: interval, timeZone: timeZone, filter: filter,
-                                                priority: options.sourcePriority, splitBySource: splitBySource)
+            return try store.collection(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone,
+                                        filter: filter, priority: options.sourcePriority, splitBySource: splitBySource,
+                                        extra: liveSamples)
         } catch {
             throw .query(error)
         }
@@ -424,9 +421,8 @@ public final class LedgerService {
     public func statistics(from: Double, to: Double, interval: BucketInterval, timeZone: TimeZoneRule,
                            filter: SampleFilter = .init(), splitBySource: Bool = false) throws(LedgerError) -> RangeStatistics {
         do throws(LedgerQueryError) {
-            return try LedgerQueries.statistics(candidates(from: from, to: to), from: from, to: to, interval: interval,
-                                                timeZone: timeZone, filter: filter, priority: options.sourcePriority,
-                                                splitBySource: splitBySource)
+            return try store.statistics(from: from, to: to, interval: interval, timeZone: timeZone, filter: filter,
+                                        priority: options.sourcePriority, splitBySource: splitBySource, extra: liveSamples)
         } catch {
             throw .query(error)
         }
@@ -434,23 +430,23 @@ public final class LedgerService {
 
     public func activityHistory(from: Double, to: Double) throws(LedgerError) -> [ActivitySegment] {
         do throws(LedgerQueryError) {
-            return try LedgerQueries.activityHistory(candidates(from: from, to: to), from: from, to: to)
+            return try store.activityHistory(from: from, to: to, extra: liveSamples)
         } catch {
             throw .query(error)
         }
     }
 
     /// Records and tombstones held (durable and backlog).
-    public var recordCount: Int { log.count }
+    public var recordCount: Int { store.count }
 
     /// Steps of every live sample (all sources, unmerged) plus the pending detector steps.
-    public var recordedSteps: Int { samples.samples.reduce(0) { $0 + $1.steps } + (pending?.steps ?? 0) }
+    public var recordedSteps: Int { store.liveSteps + (pending?.steps ?? 0) }
 
     // MARK: sync
 
     /// Durable records and tombstones after `anchor`, at most `limit`.
     public func changes(after anchor: UInt64, limit: Int) -> SyncPage {
-        LedgerSync.page(Array(log[0..<(log.count - backlog.count)]), after: anchor, limit: limit)
+        store.page(after: anchor, below: backlog.first?.sequence ?? .max, limit: limit)
     }
 
     public var acknowledgedAnchor: UInt64 { ackedAnchor }
@@ -458,7 +454,7 @@ public final class LedgerService {
     /// The client has stored everything up to `anchor`: remember it (atomically) and prune.
     @discardableResult
     public func acknowledge(anchor: UInt64, now: Double) throws(LedgerError) -> PruneResult {
-        let latest = log[0..<(log.count - backlog.count)].last?.sequence ?? ackedAnchor
+        let latest = store.highestSequence(below: backlog.first?.sequence ?? .max) ?? ackedAnchor
         guard anchor <= max(latest, ackedAnchor) else { throw .anchorAhead(anchor: anchor, latest: latest) }
         if anchor > ackedAnchor {
             let path = directory + "/" + LedgerFiles.anchorFileName
@@ -519,31 +515,15 @@ public final class LedgerService {
             }
         }
         do throws(FileSystemError) { try fs.syncDirectory(directory) } catch { directoryNeedsSync = true }
-        let before = log.count
-        log.removeAll { removedDays.contains(LedgerFiles.day(of: $0)) && $0.sequence < (backlog.first?.sequence ?? .max) }
-        result.removedRecords = before - log.count
-        samples.removeAll { removedDays.contains(LedgerFiles.day(of: $0)) && $0.sequence < (backlog.first?.sequence ?? .max) }
+        let before = store.count
+        let firstBacklog = backlog.first?.sequence ?? .max
+        store.removeAll { sequence, startMs in
+            sequence < firstBacklog && removedDays.contains(LedgerFiles.day(ofStartMs: startMs))
+        }
+        result.removedRecords = before - store.count
         if !result.removedFiles.isEmpty {
             logger.info("ledger: pruned \(result.removedFiles.count) synced file(s), \(result.removedRecords) record(s)")
         }
         return result
     }
-}
-
-/// The stored samples of a range followed by the live one, without copying the slice.
-struct StoredAndLive: Sequence {
-    let stored: ArraySlice<StepRecord>
-    let live: StepRecord?
-
-    struct Iterator: IteratorProtocol {
-        var stored: ArraySlice<StepRecord>.Iterator
-        var live: StepRecord?
-        mutating func next() -> StepRecord? {
-            if let record = stored.next() { return record }
-            defer { live = nil }
-            return live
-        }
-    }
-
-    func makeIterator() -> Iterator { Iterator(stored: stored.makeIterator(), live: live) }
 }

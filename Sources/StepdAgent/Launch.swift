@@ -1,4 +1,5 @@
 import Boards
+import CStepdShim
 import ChipEmulation
 import Glibc
 import LedgerStore
@@ -80,6 +81,10 @@ public enum AgentLauncher {
             logger.error("cannot open the ledger in \(options.stateDirectory): \(error)")
             return AgentExitStatus.cannotCreate.rawValue
         }
+
+        // Scanning a year of ledger files allocates several times what the ledger keeps, and glibc
+        // keeps freed heap pages resident: hand them back once (measured: ~4.6 MB of RSS).
+        _ = stepd_release_free_memory()
 
         let signals: SignalDescriptor
         do {

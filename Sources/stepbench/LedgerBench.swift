@@ -9,7 +9,7 @@ struct LedgerBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ledger",
         abstract: "Ledger harnesses: torn-write recovery and query latency on a year of data.",
-        subcommands: [TornWrites.self, Queries.self]
+        subcommands: [TornWrites.self, Queries.self, Generate.self]
     )
 
     struct TornWrites: ParsableCommand {
@@ -126,7 +126,7 @@ struct LedgerBench: ParsableCommand {
             let state = makeScratchDirectory("stepbench-ledger-year")
             defer { _ = system("rm -rf '\(state)'") }
             let end = Double(CivilCalendar.days(year: 2025, month: 6, day: 1) * 86400)
-            let generated = generateYear(into: state, days: days, end: end, zone: zone, seed: seed)
+            let generated = LedgerBench.generateYear(into: state, days: days, end: end, zone: zone, seed: seed)
 
             let rssBefore = residentKilobytes()
             let startBegin = monotonic()
@@ -181,9 +181,41 @@ struct LedgerBench: ParsableCommand {
             if checkTargets && missed { throw ExitCode(1) }
         }
 
+    }
+
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write synthetic day files (the `queries` pattern) into a state directory, e.g. to measure stepd's start-up and memory with a year of ledger."
+        )
+
+        @Option(help: "State directory (its ledger/ subdirectory must not hold day files yet).") var stateDir: String
+        @Option(help: "Days of synthetic data, ending yesterday.") var days = 365
+        @Option(help: "Time zone of the day pattern.") var timeZone = "Europe/Berlin"
+        @Option(help: "Random seed.") var seed: UInt64 = 7
+
+        func run() throws {
+            let zone: TimeZoneRule
+            do { zone = try TimeZoneLoader.load(timeZone) } catch { throw ValidationError("\(error)") }
+            guard days >= 1 && days <= 3660 else { throw ValidationError("--days must be 1...3660") }
+            let fs = PosixFileSystem()
+            try? fs.makeDirectory(stateDir)
+            if let existing = try fs.listDirectory(stateDir + "/" + LedgerFiles.directoryName),
+               existing.contains(where: { LedgerFiles.day(ofFileName: $0) != nil }) {
+                throw ValidationError("\(stateDir)/\(LedgerFiles.directoryName) already holds day files; use an empty state directory")
+            }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let end = Double(CivilCalendar.dayNumber(utcSeconds: Int64(now.tv_sec)) * 86400)
+            let generated = LedgerBench.generateYear(into: stateDir, days: days, end: end, zone: zone, seed: seed)
+            print("wrote \(days) day files, \(generated.records) records (\(generated.watchRecords) watch), \(generated.bytes) bytes to \(stateDir)/\(LedgerFiles.directoryName)")
+        }
+    }
+}
+
+extension LedgerBench {
         /// ~8-10k steps a day in walking bouts between 07:00 and 22:00 local, a record per 100
         /// steps like the agent writes; a watch records about a quarter of the bouts as well.
-        func generateYear(into state: String, days: Int, end: Double, zone: TimeZoneRule, seed: UInt64)
+    static func generateYear(into state: String, days: Int, end: Double, zone: TimeZoneRule, seed: UInt64)
         -> (records: Int, watchRecords: Int, bytes: Int) {
             var random = SplitMix64(seed: seed)
             let fs = PosixFileSystem()
@@ -234,7 +266,6 @@ struct LedgerBench: ParsableCommand {
             }
             return (count, watchCount, bytes)
         }
-    }
 }
 
 /// Deterministic generator so a failing run can be repeated with its seed.

@@ -121,12 +121,23 @@ import Testing
         #expect(service.nextTickTime == t0 + 220)
         service.tick(now: t0 + 221)  // still full
         #expect(service.health.backlogRecords == 3)
+        // More records while full: the retries fail the same way and log nothing new.
+        service.addDetectedSteps(times: steps(200, from: t0 + 400), distance: 0, activity: .walking, now: t0 + 520)
+        service.tick(now: t0 + 531)
+        service.tick(now: t0 + 542)
+        #expect(service.health.backlogRecords == 5)
+        #expect(service.health.message?.contains("keeping 5 record(s)") == true)
         fs.failWrites = nil
-        service.tick(now: t0 + 232)
+        service.tick(now: t0 + 553)
         #expect(service.health.state == .ok && service.health.backlogRecords == 0)
         let report = try LedgerVerifier.verify(stateDirectory: dir)
-        #expect(report.steps == 400 && report.records == 4 && report.isClean)
-        #expect(logs.all.contains { $0.contains("writing again") })
+        #expect(report.steps == 600 && report.records == 6 && report.isClean)
+        #expect(logs.all.filter { $0.hasPrefix("error") }.count == 1)
+        #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
+        // Checkpoints are logged at debug level only, one line per write (not per step).
+        let checkpoints = logs.all.filter { $0.contains("checkpoint written") }
+        #expect(!checkpoints.isEmpty && checkpoints.allSatisfy { $0.hasPrefix("debug") })
+        #expect(checkpoints.count <= 3)
     }
 
     @Test func readOnlyDirectoryAtStartDegrades() throws {

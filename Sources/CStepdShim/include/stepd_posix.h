@@ -19,4 +19,8 @@ typedef struct {
 /* SO_PEERCRED of a connected Unix socket. */
 int stepd_peer_credentials_get(int fd, stepd_peer_credentials *out);
 
+/* glibc's malloc_trim(0): returns freed heap pages to the kernel. Glibc's Swift module does not
+ * export <malloc.h>. Returns 1 when memory was released, 0 otherwise. */
+int stepd_release_free_memory(void);
+
 #endif
