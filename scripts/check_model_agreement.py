@@ -6,7 +6,7 @@ Usage: scripts/check_model_agreement.py [--stepctl PATH] [FILE_OR_DIR...]
 Runs `stepctl analyze --json` over the recordings and scripts/motion_model.py over the same
 files, and compares the step count of every file. Directories are expanded to their
 *.csv / *.csv.gz files. Default files: Tests/Fixtures (the shipped Oxford recordings). Default
-stepctl: .build-motion2/release/stepctl, else .build/release/stepctl, else .build/debug/stepctl.
+stepctl: .build-motion3/release/stepctl, else .build-motion2/release/stepctl, else .build/release/stepctl, else .build/debug/stepctl.
 Exit status 0 when every file agrees exactly, 1 when any differs, 2 on usage errors. Parameters
 are fitted on the Python model and copied into Swift, so a disagreement means one of the two
 has drifted: fix the Python model (the Swift engine is the product).
@@ -47,7 +47,7 @@ def main(argv):
         else:
             paths.append(argv[i]); i += 1
     if stepctl is None:
-        for c in ('.build-motion2/release/stepctl', '.build/release/stepctl', '.build/debug/stepctl'):
+        for c in ('.build-motion3/release/stepctl', '.build-motion2/release/stepctl', '.build/release/stepctl', '.build/debug/stepctl'):
             if os.access(os.path.join(ROOT, c), os.X_OK):
                 stepctl = os.path.join(ROOT, c); break
     if stepctl is None or not os.access(stepctl, os.X_OK):

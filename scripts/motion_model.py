@@ -28,7 +28,7 @@ def butter_lowpass(fc, fs):
 
 # Same names and values as DetectorParameters.fitted and ActivityParameters.fitted in Swift.
 DEFAULT = dict(
-    lowpass_hz=3.0,        # gait band upper edge
+    lowpass_hz=2.5,        # gait band upper edge
     baseline_s=1.0,        # one-pole high-pass time constant (removes gravity)
     hyst_min=0.10,         # g, smallest peak-to-valley swing that counts
     hyst_rel=0.3,          # fraction of the running RMS a swing must exceed
@@ -42,6 +42,7 @@ DEFAULT = dict(
     fill_min_period=0.45,  # s; below this a double interval is more likely a double peak
     max_skip=3,            # periods without a peak that end a run
     refractory=0.4,        # inside a run, a peak sooner than this fraction of the period is a double peak
+    stride_interval=0.9,   # s; regular peaks at least this far apart are strides (one peak per two steps)
     # activity classifier
     still_level=0.008,
     vehicle_level=0.012,
@@ -138,6 +139,7 @@ class Model:
         self.walking = False
         self.period = 0.0
         self.run_steps = 0
+        self.stride_run = False
         self.bsum = self.bsq = 0.0; self.bcount = 0
         self.blocks_filled = 0
 
@@ -194,7 +196,7 @@ class Model:
             if dt < max(P['min_interval'], P['refractory'] * self.period):
                 return
             multiple = round(dt / self.period)
-            if multiple == 2 and self.period >= P['fill_min_period'] and abs(dt - 2 * self.period) <= P['regularity'] * self.period:
+            if multiple == 2 and (self.period >= P['fill_min_period'] or self.stride_run) and abs(dt - 2 * self.period) <= P['regularity'] * self.period:
                 self.steps.append(self.last_step + dt / 2)
                 self.run_steps += 1
                 dt /= 2
@@ -205,6 +207,10 @@ class Model:
             self.last_interval = dt
             if abs(half - self.period) <= P['regularity'] * self.period:
                 self.period += P['period_gain'] * (half - self.period)
+            # A run that drifted to stride intervals (the wrist's arm swing took over |a|):
+            # track the step period, and every double interval credits the step in between.
+            if self.period >= P['stride_interval']:
+                self.period /= 2; self.last_interval /= 2; self.stride_run = True
             self.steps.append(t); self.run_steps += 1; self.last_step = t
             return
         if self.pending:
@@ -225,7 +231,18 @@ class Model:
         # lopsided gait (short, long, short, ...) confirms like a symmetric one.
         if all(abs((a + b) / 2 - mean) <= P['regularity'] * mean for a, b in zip(iv, iv[1:])) and \
                 all(abs(d - mean) <= 2 * P['regularity'] * mean for d in iv):
-            self.steps.extend(seq)
+            self.stride_run = mean >= P['stride_interval']
+            if self.stride_run:
+                # Peaks a stride apart (on the wrist the arm swing can dominate |a|, one peak
+                # per two steps): each interval holds one more step, credited at its middle.
+                for a, b in zip(seq, seq[1:]):
+                    self.steps.append(a); self.steps.append((a + b) / 2)
+                self.steps.append(seq[-1])
+                mean /= 2
+                iv = [d / 2 for d in iv]
+                n = 2 * n - 1
+            else:
+                self.steps.extend(seq)
             self.walking = True; self.period = mean; self.last_step = t
             self.last_interval = iv[-1]
             self.run_start = seq[0]; self.run_steps = n

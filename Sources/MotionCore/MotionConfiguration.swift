@@ -71,12 +71,15 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Inside a run, a peak sooner than this fraction of the period after the last step is a
     /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
     public var refractory: Double
+    /// Regular peaks at least this far apart (s) are strides, one peak per two steps (on the
+    /// wrist the arm swing can dominate |a|); no walker takes steps this slowly (< 67 /min).
+    public var strideInterval: Double
 
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
         confirmStepsInVehicle: Int, regularity: Double, periodGain: Double, fillMinPeriod: Double,
-        maxSkippedPeriods: Double, refractory: Double
+        maxSkippedPeriods: Double, refractory: Double, strideInterval: Double
     ) {
         self.lowpassHz = lowpassHz
         self.baselineSeconds = baselineSeconds
@@ -92,11 +95,12 @@ public struct DetectorParameters: Sendable, Equatable {
         self.fillMinPeriod = fillMinPeriod
         self.maxSkippedPeriods = maxSkippedPeriods
         self.refractory = refractory
+        self.strideInterval = strideInterval
     }
 
     public static let fitted = DetectorParameters(
-        lowpassHz: 3.0, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
+        lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 11,
         confirmStepsInVehicle: 14, regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
-        maxSkippedPeriods: 3, refractory: 0.4)
+        maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
 }

@@ -14,6 +14,9 @@ struct StepGate: Sendable {
     private(set) var lastStep = 0.0
     private(set) var runStart = 0.0
     private(set) var runSteps = 0
+    /// The run's peaks come one per stride (two steps): on the wrist the arm swing can
+    /// dominate |a|. `period` is still the step period; double intervals are expected.
+    private(set) var strideRun = false
 
     init(parameters: DetectorParameters) {
         self.parameters = parameters
@@ -26,6 +29,7 @@ struct StepGate: Sendable {
         period = 0
         lastInterval = 0
         runSteps = 0
+        strideRun = false
     }
 
     /// Cadence of the current run in steps per second, nil outside a run.
@@ -50,7 +54,7 @@ struct StepGate: Sendable {
             // A second peak this soon after a step is a double peak of the same step.
             if dt < max(p.minInterval, p.refractory * period) { return }
             let multiple = (dt / period).rounded()
-            if multiple == 2 && period >= p.fillMinPeriod && abs(dt - 2 * period) <= p.regularity * period {
+            if multiple == 2 && (period >= p.fillMinPeriod || strideRun) && abs(dt - 2 * period) <= p.regularity * period {
                 steps.append(lastStep + dt / 2)
                 runSteps += 1
                 dt /= 2
@@ -62,6 +66,13 @@ struct StepGate: Sendable {
             lastInterval = dt
             if abs(half - period) <= p.regularity * period {
                 period += p.periodGain * (half - period)
+            }
+            // The run drifted to stride intervals (the arm swing took over |a|): keep tracking
+            // the step period, so every double interval credits the step in between.
+            if period >= p.strideInterval {
+                period /= 2
+                lastInterval /= 2
+                strideRun = true
             }
             steps.append(t)
             runSteps += 1
@@ -100,13 +111,27 @@ struct StepGate: Sendable {
             }
         }
         if regular {
-            for i in first..<pendingCount { steps.append(pending[i]) }
             walking = true
             period = mean
             lastInterval = t - pending[pendingCount - 2]
+            runSteps = needed
+            strideRun = mean >= p.strideInterval
+            if strideRun {
+                // Peaks a stride apart (one per two steps): each interval holds one more
+                // step, credited at its middle.
+                for i in first..<(pendingCount - 1) {
+                    steps.append(pending[i])
+                    steps.append((pending[i] + pending[i + 1]) / 2)
+                }
+                steps.append(t)
+                period /= 2
+                lastInterval /= 2
+                runSteps = 2 * needed - 1
+            } else {
+                for i in first..<pendingCount { steps.append(pending[i]) }
+            }
             lastStep = t
             runStart = pending[first]
-            runSteps = needed
             pendingCount = 0
         } else {
             dropOldest(keeping: needed - 1)
