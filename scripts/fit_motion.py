@@ -5,7 +5,7 @@ Usage: scripts/fit_motion.py [DATA_DIR]   (default ../shared/data/recordings)
 
 Grid search over physically meaningful parameters (hysteresis floor, low-pass edge, number of
 regular steps before crediting, shortest period at which a missed step is filled in; the
-refractory fraction stays fixed, see GRID). Objective: walking MAPE + 0.05 x worst file %
+refractory fraction and the stride interval stay fixed, see GRID). Objective: walking MAPE + 0.05 x worst file %
 + false steps / 10 on the other recordings. Reports the in-sample score of the best grid point,
 then leave-one-person-out and leave-one-device-out cross validation: for each fold the
 parameters are chosen on the other groups and scored on the held-out group, and the per-file
@@ -47,6 +47,9 @@ def device(name):
 # The refractory fraction is a guard, not fitted: phones cannot tell 0.4 from 0.6 but the
 # wrist can (a fold trained on phones alone chose 0.6 and lost 25 % of the Bangle walk), so it
 # stays at the most permissive value that still rejects a double peak (0.4 of the period).
+# The stride interval (0.9 s, regular peaks this far apart are one per stride) is a guard as
+# well: slow walks in the set confirm at up to 0.76 s, the wrist's stride trains at 0.90-0.96 s
+# (docs/motion.md has its sensitivity).
 GRID = [dict(hyst_min=a, lowpass_hz=b, confirm_steps=c, fill_min_period=d)
         for a, b, c, d in itertools.product([0.06, 0.08, 0.10], [2.5, 3.0], [7, 9, 11], [0.4, 0.45, 0.5])]
 
