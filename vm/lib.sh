@@ -1,0 +1,86 @@
+# Shared by scripts/vm-test and scripts/vm-systemd-test (sourced, not run): tool checks, the static
+# build, Debian's kernel from apt, and booting QEMU with a verdict read from the serial console.
+# The caller sets VM_TAG (the prefix of every line, e.g. "vm-test") and VM_CACHE (.vm-cache).
+
+vm_die() { echo "$VM_TAG: FAIL $*" >&2; exit 1; }
+
+# vm_need COMMAND PACKAGE: every tool the run needs, with the Debian package that provides it.
+vm_need() { command -v "$1" >/dev/null 2>&1 || vm_die "'$1' not found: install $2 (apt-get install $2)"; }
+
+# vm_static_binaries BUILD(1|0): runs scripts/build-static when asked; sets VM_BIN to its output.
+vm_static_binaries() {
+    if [ "$1" -eq 1 ]; then
+        echo "$VM_TAG: building static stepd and stepctl (scripts/build-static)"
+        scripts/build-static >"$VM_CACHE/build-static.log" 2>&1 || {
+            tail -n 30 "$VM_CACHE/build-static.log" >&2
+            vm_die "scripts/build-static failed (log: $VM_CACHE/build-static.log)"
+        }
+    fi
+    VM_BIN="$(scripts/build-static --print-bin-path)"
+    [ -x "$VM_BIN/stepd" ] || vm_die "$VM_BIN/stepd missing: run scripts/build-static"
+}
+
+# vm_fetch_kernel: Debian's kernel, the versioned package linux-image-amd64 depends on, cached per
+# version in $VM_CACHE/kernel (vmlinuz, i2c-dev.ko, i2c-stub.ko and the module indexes only).
+# Sets VM_KERNEL_PACKAGE, VM_KERNEL_VERSION, VM_KERNEL_DIR and VM_VMLINUZ.
+vm_fetch_kernel() {
+    VM_KERNEL_PACKAGE="$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $2; exit }' || true)"
+    if [ -z "$VM_KERNEL_PACKAGE" ]; then
+        # No package lists (offline CI cache): use a kernel fetched earlier.
+        VM_KERNEL_PACKAGE="$(ls -1 "$VM_CACHE/kernel" 2>/dev/null | sort -V | tail -n 1 || true)"
+        [ -n "$VM_KERNEL_PACKAGE" ] || vm_die "apt-cache knows no linux-image-amd64 and nothing is cached: run apt-get update"
+    fi
+    VM_KERNEL_VERSION="${VM_KERNEL_PACKAGE#linux-image-}"
+    VM_KERNEL_DIR="$VM_CACHE/kernel/$VM_KERNEL_PACKAGE"
+    if [ ! -f "$VM_KERNEL_DIR/complete" ]; then
+        echo "$VM_TAG: fetching $VM_KERNEL_PACKAGE with apt-get download"
+        rm -rf "$VM_KERNEL_DIR"
+        mkdir -p "$VM_KERNEL_DIR"
+        local download deb
+        download="$(mktemp -d)"
+        # apt drops privileges to _apt for downloads; give it a directory it can write.
+        if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$download"; fi
+        (cd "$download" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
+            cat "$VM_CACHE/apt-download.log" >&2
+            rm -rf "$download"
+            vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
+        }
+        deb="$(ls "$download"/*.deb)"
+        dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$VM_KERNEL_DIR" \
+            "./boot/vmlinuz-$VM_KERNEL_VERSION" \
+            "./lib/modules/$VM_KERNEL_VERSION/kernel/drivers/i2c/i2c-dev.ko" \
+            "./lib/modules/$VM_KERNEL_VERSION/kernel/drivers/i2c/i2c-stub.ko" \
+            "./lib/modules/$VM_KERNEL_VERSION/modules.builtin" \
+            "./lib/modules/$VM_KERNEL_VERSION/modules.builtin.modinfo" \
+            "./lib/modules/$VM_KERNEL_VERSION/modules.order" || {
+            rm -rf "$download"
+            vm_die "$deb lacks vmlinuz or the i2c-dev / i2c-stub modules"
+        }
+        rm -rf "$download"
+        touch "$VM_KERNEL_DIR/complete"
+    fi
+    VM_VMLINUZ="$VM_KERNEL_DIR/boot/vmlinuz-$VM_KERNEL_VERSION"
+    [ -f "$VM_VMLINUZ" ] || vm_die "$VM_VMLINUZ missing: delete $VM_KERNEL_DIR and run again"
+}
+
+# vm_boot TIMEOUT SERIAL_LOG INITRD MEMORY_MB APPEND: boots the kernel under TCG, shows the VM's
+# "$VM_TAG: " lines as they come, and sets VM_VERDICT to the last PASS/FAIL line (dies without one).
+# The guest powers off; -no-reboot turns a panic into an exit; timeout bounds a hang.
+vm_boot() {
+    local limit=$1 serial=$2 initrd=$3 memory=$4 append=$5 qemu_status
+    set +e
+    timeout --foreground -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -m "$memory" -smp 1 -nographic -no-reboot \
+        -kernel "$VM_VMLINUZ" -initrd "$initrd" -append "$append" </dev/null 2>&1 \
+        | tr -d '\r' | tee "$serial" | grep --line-buffered "^$VM_TAG: " | grep --line-buffered -v "^$VM_TAG: \(PASS\|FAIL\)"
+    local status=("${PIPESTATUS[@]}")
+    set -e
+    qemu_status=${status[0]}
+    VM_VERDICT="$(grep -E "^$VM_TAG: (PASS|FAIL)" "$serial" | tail -n 1 || true)"
+    if [ -z "$VM_VERDICT" ]; then
+        tail -n 30 "$serial" >&2
+        if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
+            vm_die "the VM gave no verdict within $limit s (serial log: $serial)"
+        fi
+        vm_die "QEMU exited with status $qemu_status before the test ran (serial log: $serial)"
+    fi
+}
