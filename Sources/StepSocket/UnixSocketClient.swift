@@ -13,6 +13,11 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedReply(String)
     case rpc(RPCError)
 
+    var isMissingSocket: Bool {
+        if case .notRunning = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .notRunning(let path):
@@ -186,14 +191,17 @@ public final class UnixSocketClient {
     /// Connects to the first socket that answers among `candidates`; the error of the first
     /// candidate is reported when none does (it is the one the user expects).
     public static func connectFirst(_ candidates: [String], timeout: Double = 5) throws(ClientError) -> UnixSocketClient {
-        var firstError: ClientError?
+        var errors: [ClientError] = []
         for path in candidates {
             do {
                 return try UnixSocketClient(path: path, timeout: timeout)
             } catch {
-                if firstError == nil { firstError = error }
+                errors.append(error)
             }
         }
-        throw firstError ?? .notRunning(path: candidates.first ?? DefaultPaths.systemSocket)
+        // A socket that exists says more than one that does not: "add yourself to group stepd"
+        // for the system socket beats "not running" for the per-user default.
+        throw errors.first { !$0.isMissingSocket } ?? errors.first
+            ?? .notRunning(path: candidates.first ?? DefaultPaths.systemSocket)
     }
 }
