@@ -32,7 +32,8 @@ public final class Agent {
     private var stopRequested = false
     private var lastSensorService: Double?
     private var readySent = false
-    private var lastWatchdogPing = -Double.infinity
+    /// When the watchdog condition is next checked (every half `WatchdogSec=`).
+    private var nextWatchdogCheck = -Double.infinity
     private var lastStatusLine = ""
     private var lastStatusSent = -Double.infinity
     private var nextMetricsWrite: Double
@@ -108,7 +109,7 @@ public final class Agent {
             delay = min(delay, tick - SystemClocks.wall())
         }
         if metrics != nil { delay = min(delay, nextMetricsWrite - now) }
-        if let interval = notifier.watchdogInterval { delay = min(delay, lastWatchdogPing + interval / 2 - now) }
+        if notifier.watchdogInterval != nil { delay = min(delay, nextWatchdogCheck - now) }
         if capture.isRecording, let end = capture.deadline { delay = min(delay, end - now) }
         delay = max(0, min(delay, 60))
         return Int32((delay * 1000).rounded(.up))
@@ -186,13 +187,14 @@ public final class Agent {
             notifier.notify("READY=1\nSTATUS=\(statusLine())")
             logger.info("ready: sensor \(sensor.supervisor.status.health.rawValue)")
         }
-        if let interval = notifier.watchdogInterval, now - lastWatchdogPing >= interval / 2 {
+        if let interval = notifier.watchdogInterval, now >= nextWatchdogCheck {
             // Pinged only while the sampling path runs on schedule: a loop stuck elsewhere, or a
-            // sensor service that stopped being called, lets systemd restart the agent.
+            // sensor service that stopped being called, lets systemd restart the agent. The next
+            // check is scheduled either way, so a missed ping never turns into a busy loop.
             if let last = lastSensorService, now - last <= interval / 2 + sensor.maxServiceGap {
                 notifier.notify("WATCHDOG=1")
-                lastWatchdogPing = now
             }
+            nextWatchdogCheck = now + interval / 2
         }
         if readySent, now - lastStatusSent >= 5 {
             let line = statusLine()
