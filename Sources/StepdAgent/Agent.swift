@@ -37,7 +37,8 @@ public final class Agent {
     private var lastStatusLine = ""
     private var lastStatusSent = -Double.infinity
     private var nextMetricsWrite: Double
-    private var lastActivity: ActivityState
+    /// The activity as last reported by the engine (and to subscribers).
+    private(set) var currentActivity: ActivityState
     private var stallArmed: Bool
 
     init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
@@ -51,7 +52,7 @@ public final class Agent {
         self.signals = signals
         self.metrics = metrics
         engine = MotionEngine(configuration: MotionConfiguration(userHeight: options.userHeight))
-        lastActivity = engine.activity
+        currentActivity = engine.activity
         capture = RawCapture(directory: options.stateDirectory + "/recordings",
                              maxBytes: options.recordingsMaxMegabytes * 1_048_576, logger: logger)
         startedMonotonic = SystemClocks.monotonic()
@@ -158,15 +159,15 @@ public final class Agent {
     private func apply(_ update: MotionUpdate, mapping: SensorTimeMapping) {
         if !update.stepTimes.isEmpty {
             ledger.addDetectedSteps(times: update.stepTimes.map { mapping.wall(atSensorTime: $0) },
-                                    distance: update.distance, activity: lastActivity.kind, now: mapping.wallNow)
+                                    distance: update.distance, activity: currentActivity.kind, now: mapping.wallNow)
         }
-        if let change = update.activityChange, change.kind != lastActivity.kind || change.confidence != lastActivity.confidence {
+        if let change = update.activityChange, change.kind != currentActivity.kind || change.confidence != currentActivity.confidence {
             let start = mapping.wall(atSensorTime: change.start)
-            if change.kind != lastActivity.kind {
-                logger.debug("activity: \(lastActivity.kind.rawValue) -> \(change.kind.rawValue) (\(change.confidence.rawValue))")
+            if change.kind != currentActivity.kind {
+                logger.debug("activity: \(currentActivity.kind.rawValue) -> \(change.kind.rawValue) (\(change.confidence.rawValue))")
                 ledger.activityChanged(to: change.kind, at: start, now: mapping.wallNow)
             }
-            lastActivity = change
+            currentActivity = change
             server?.publishActivity(ActivityResult(kind: change.kind, confidence: change.confidence, start: start))
         }
     }
@@ -213,18 +214,14 @@ public final class Agent {
     func statusLine() -> String {
         let status = sensor.supervisor.status
         let model = status.model?.rawValue ?? "no sensor"
-        return "sensor \(model) \(status.health.rawValue), \(stepsToday(now: SystemClocks.wall())) steps today, \(lastActivity.kind.rawValue)"
+        return "sensor \(model) \(status.health.rawValue), \(stepsToday(now: SystemClocks.wall())) steps today, \(currentActivity.kind.rawValue)"
     }
-
-    var currentActivity: ActivityState { lastActivity }
 
     /// Today in local time, all sources merged, saved and unsaved steps.
     func stepsToday(now: Double) -> Int {
         guard let today = try? ledger.today(now: now, timeZone: localTimeZone) else { return 0 }
         return Int(today.steps.rounded())
     }
-
-    var ledgerLastCheckpoint: Double? { ledger.lastCheckpointTime }
 
     // MARK: - Shutdown
 
@@ -250,7 +247,7 @@ public final class Agent {
             stepsToday: stepsToday(now: wallNow),
             stepsSinceStart: engine.totalSteps,
             distanceSinceStart: engine.totalDistance,
-            activity: lastActivity,
+            activity: currentActivity,
             ledgerHealthState: health.state.rawValue,
             ledgerRecords: ledger.recordCount,
             ledgerBytes: ledger.diskUsageBytes,

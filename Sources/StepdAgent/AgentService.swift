@@ -35,7 +35,7 @@ final class AgentService: StepdService {
             stepsSinceStart: snapshot.stepsSinceStart,
             activity: currentActivity(),
             ledger: .init(health: snapshot.ledgerHealthState, records: snapshot.ledgerRecords,
-                          unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: agent.ledgerLastCheckpoint),
+                          unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: ledger.lastCheckpointTime),
             clients: snapshot.clients,
             extra: [
                 "recording": .bool(snapshot.recording),
