@@ -172,7 +172,11 @@ enum TOMLSubsetParser {
                 digits = digits.dropFirst()
             }
             if digits.hasPrefix("0x") || digits.hasPrefix("0X") {
-                guard let v = Int(digits.dropFirst(2), radix: 16) else { throw ValueError("'\(token)' is not a hex integer") }
+                // Digits only: Int(_:radix:) takes a second sign, and "-0x-8000000000000000"
+                // would parse to Int.min, whose negation traps.
+                let hexDigits = digits.dropFirst(2)
+                guard !hexDigits.isEmpty, hexDigits.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+                      let v = Int(hexDigits, radix: 16) else { throw ValueError("'\(token)' is not a hex integer") }
                 return .integer(negative ? -v : v)
             }
             if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int(digits) {

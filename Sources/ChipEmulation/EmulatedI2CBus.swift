@@ -32,7 +32,7 @@ public final class EmulatedI2CBus: I2CBus {
         self.name = name
     }
 
-    public var maxReadLength: Int { smbusOnly ? 32 : 8192 }
+    public var maxReadLength: Int { smbusOnly ? I2CTransferLimit.smbusBlock : I2CTransferLimit.message }
 
     public func attach(_ chip: any EmulatedChip) {
         chips[chip.address] = chip
@@ -106,15 +106,19 @@ public final class EmulatedI2CBus: I2CBus {
 
     public func writeRead(address: UInt8, _ bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {
         let operation = bytes.first.map { "read register 0x\(hex($0))" } ?? "read"
-        if smbusOnly && (bytes.count != 1 || readCount > 32 || readCount < 1) {
+        // Refused like i2c-dev refuses it; a negative count would trap in the chip's read loop.
+        guard readCount >= 0 else {
+            throw I2CError(kind: .unsupported, errno: EINVAL, operation: operation, address: address, bus: name,
+                           detail: "read count \(readCount) is negative")
+        }
+        if smbusOnly && (bytes.count != 1 || readCount > I2CTransferLimit.smbusBlock || readCount < 1) {
             throw I2CError(kind: .unsupported, errno: EOPNOTSUPP, operation: operation, address: address, bus: name,
                            detail: "SMBus-only adapter: one command byte and 1 to 32 bytes per read (asked \(bytes.count) and \(readCount))")
         }
         let chip = try begin(address: address, operation: operation)
         if bytes.count > 1 { chip.write(bytes) }
         bytesTransferred += bytes.count + readCount
-        guard let pointer = bytes.first else { return chip.read(pointer: 0, count: readCount) }
-        return chip.read(pointer: pointer, count: readCount)
+        return chip.read(pointer: bytes.first ?? 0, count: readCount)
     }
 
     public func write(address: UInt8, _ bytes: [UInt8]) throws(I2CError) {

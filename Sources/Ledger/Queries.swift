@@ -97,13 +97,16 @@ public enum LedgerQueries {
                                         timeZone: TimeZoneRule) throws(LedgerQueryError) -> [Double] {
         guard to > from else { throw .emptyRange(from: from, to: to) }
         guard interval.count >= 1, interval.count <= 100_000 else { throw .badBucket("count \(interval.count) must be 1...100000") }
+        guard anchor.isFinite else { throw .badBucket("anchor \(anchor) must be a finite time") }
         var boundaries: [Double] = []
         switch interval.unit {
         case .minute, .hour:
             let length = Double(interval.count) * (interval.unit == .minute ? 60 : 3600)
             let first = ((from - anchor) / length).rounded(.down)
-            let count = Int(((to - anchor) / length).rounded(.up) - first)
-            guard count <= maximumBuckets else { throw .tooManyBuckets(count) }
+            // Checked as a Double: an infinite or enormous range must be refused, not trap in Int().
+            let span = ((to - anchor) / length).rounded(.up) - first
+            guard span <= Double(maximumBuckets) else { throw .tooManyBuckets(span < 0x1p62 ? Int(span) : Int.max) }
+            let count = Int(span)
             boundaries.reserveCapacity(count + 1)
             for k in 0...count { boundaries.append(anchor + (first + Double(k)) * length) }
         case .day:

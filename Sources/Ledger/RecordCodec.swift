@@ -75,8 +75,9 @@ public enum RecordCodec {
         guard CRC32C.checksum(covered) == stored else { return .failure(.checksumMismatch) }
 
         guard let sequence = parseUnsigned(fields[1]), sequence > 0 else { return bad("sequence", fields[1]) }
-        guard let startMs = parseSigned(fields[2]) else { return bad("start", fields[2]) }
-        guard let endMs = parseSigned(fields[3]) else { return bad("end", fields[3]) }
+        let timeRange = -LedgerTime.maximumMilliseconds...LedgerTime.maximumMilliseconds
+        guard let startMs = parseSigned(fields[2]), timeRange.contains(startMs) else { return bad("start", fields[2]) }
+        guard let endMs = parseSigned(fields[3]), timeRange.contains(endMs) else { return bad("end", fields[3]) }
         guard let offset = parseSigned(fields[4]), abs(offset) <= Int64(maximumUTCOffset) else {
             return bad("utc offset", fields[4])
         }

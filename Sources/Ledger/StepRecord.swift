@@ -84,7 +84,7 @@ public struct StepRecord: Sendable, Hashable {
     public init(sequence: UInt64, start: Double, end: Double, utcOffset: Int32, steps: Int, distance: Double,
                 activity: ActivityKind, source: SampleSource, flags: RecordFlags = [], deletes: UInt64 = 0) {
         self.init(sequence: sequence, startMs: LedgerTime.milliseconds(start), endMs: LedgerTime.milliseconds(end),
-                  utcOffset: utcOffset, steps: steps, distanceMm: Int64((distance * 1000).rounded()),
+                  utcOffset: utcOffset, steps: steps, distanceMm: LedgerTime.thousandths(distance),
                   activity: activity, source: source, flags: flags, deletes: deletes)
     }
 
@@ -97,8 +97,18 @@ public struct StepRecord: Sendable, Hashable {
 
 /// Conversions between UTC seconds (`Double`) and the ledger's integer milliseconds.
 public enum LedgerTime {
-    public static func milliseconds(_ seconds: Double) -> Int64 {
-        guard seconds.isFinite else { return 0 }
-        return Int64((seconds * 1000).rounded())
+    /// No real instant (or distance) lies beyond ±2^61 thousandths (73 million years). Capping
+    /// there keeps the difference of any two stored values inside Int64, so neither a hostile
+    /// number nor a crafted ledger line can make the arithmetic on them trap.
+    public static let maximumMilliseconds: Int64 = 1 << 61
+
+    public static func milliseconds(_ seconds: Double) -> Int64 { thousandths(seconds) }
+
+    /// `value * 1000` rounded; NaN and infinities are 0 (no usable value), huge finite values
+    /// are capped at ±`maximumMilliseconds` (Int64(Double) would trap on them).
+    static func thousandths(_ value: Double) -> Int64 {
+        guard value.isFinite else { return 0 }
+        let limit = Double(maximumMilliseconds)
+        return Int64(min(max((value * 1000).rounded(), -limit), limit))
     }
 }

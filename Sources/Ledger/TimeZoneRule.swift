@@ -30,8 +30,16 @@ public enum TimeZoneRule: Sendable, Equatable {
     public func offset(at utc: Double) -> Int {
         switch self {
         case .fixed(let seconds): return seconds
-        case .zone(let zone): return zone.offset(at: Int64(utc.rounded(.down)))
+        case .zone(let zone): return zone.offset(at: Self.wholeSeconds(utc))
         }
+    }
+
+    /// Whole seconds for a zone lookup. Int64(Double) traps on NaN, infinities and huge values;
+    /// beyond ±2^52 s no calendar question makes sense, so those are capped (NaN reads as 0).
+    static func wholeSeconds(_ utc: Double) -> Int64 {
+        guard !utc.isNaN else { return 0 }
+        let limit = Double(Int64(1) << 52)
+        return Int64(min(max(utc.rounded(.down), -limit), limit))
     }
 
     /// The UTC instant at which local wall-clock time reads `local` (seconds since 1970 in

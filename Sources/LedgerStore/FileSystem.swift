@@ -17,7 +17,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var isRetryable: Bool { [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EIO, EAGAIN, EINTR].contains(errno) }
 
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(errno))) (\(Self.errnoName(errno)))"
+        let reason = strerror(errno).map { String(cString: $0) } ?? "unknown error"
+        return "\(operation) \(path): \(reason) (\(Self.errnoName(errno)))"
     }
 
     static func errnoName(_ code: Int32) -> String {

@@ -213,7 +213,7 @@ public final class LedgerService {
         let endMs = LedgerTime.milliseconds(end)
         guard endMs > startMs else { return }
         let record = StepRecord(sequence: takeSequence(), startMs: startMs, endMs: endMs,
-                                utcOffset: Int32(options.timeZone.offset(at: Double(startMs) / 1000)), steps: 0,
+                                utcOffset: recordedOffset(at: Double(startMs) / 1000), steps: 0,
                                 distanceMm: 0, activity: activity, source: deviceSource)
         lastDetectorEndMs = endMs
         append(record)
@@ -270,10 +270,18 @@ public final class LedgerService {
         guard let current = pending else { return }
         pending = nil
         let record = StepRecord(sequence: takeSequence(), start: current.start, end: current.end,
-                                utcOffset: Int32(options.timeZone.offset(at: current.start)), steps: current.steps,
+                                utcOffset: recordedOffset(at: current.start), steps: current.steps,
                                 distance: current.distance, activity: current.activity, source: deviceSource)
         lastDetectorEndMs = max(lastDetectorEndMs, record.endMs)
         append(record)
+    }
+
+    /// The UTC offset a record stores. A TZif file may claim up to ±26 h and a POSIX rule more,
+    /// but the line format refuses more than ±18 h as corruption: capping keeps such a record
+    /// readable after a restart instead of moved aside with its file as damaged.
+    private func recordedOffset(at utc: Double) -> Int32 {
+        let limit = Int(RecordCodec.maximumUTCOffset)
+        return Int32(min(max(options.timeZone.offset(at: utc), -limit), limit))
     }
 
     private func append(_ record: StepRecord) {
@@ -351,7 +359,7 @@ public final class LedgerService {
         }
         guard !backlogFull else { throw .backlogFull(records: backlog.count) }
         let record = StepRecord(sequence: takeSequence(), start: sample.start, end: sample.end,
-                                utcOffset: Int32(options.timeZone.offset(at: sample.start)), steps: sample.steps,
+                                utcOffset: recordedOffset(at: sample.start), steps: sample.steps,
                                 distance: sample.distance, activity: sample.activity, source: sample.source,
                                 flags: sample.userEntered ? .userEntered : [])
         append(record)

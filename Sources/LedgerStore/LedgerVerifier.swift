@@ -1,3 +1,4 @@
+import Glibc
 import Ledger
 
 /// What `stepctl ledger verify` reports. A torn tail counts as corrupt: until the agent's
@@ -36,7 +37,7 @@ public enum LedgerVerifier {
             directory = stateDirectory
             names = own
         }
-        guard let names else { throw FileSystemError(operation: "open ledger directory", path: directory, errno: 2) }
+        guard let names else { throw FileSystemError(operation: "open ledger directory", path: directory, errno: ENOENT) }
         var report = LedgerVerifyReport(directory: directory)
         let scanned = try LedgerFiles.scanAll(directory: directory, names: names, fileSystem: fileSystem)
         report.files = scanned.count

@@ -1,3 +1,4 @@
+import Glibc
 import Ledger
 
 /// Reads a time zone the way the C library does: a fixed offset ("UTC", "+02:00"), a name
@@ -36,7 +37,7 @@ public enum TimeZoneLoader {
         do throws(FileSystemError) {
             bytes = try fileSystem.readFile(path)
         } catch {
-            if error.errno == 2, let name { throw .unknownName(name) }
+            if error.errno == ENOENT, let name { throw .unknownName(name) }
             throw .unreadable(path: path, error)
         }
         do throws(TimeZoneError) {

@@ -33,8 +33,7 @@ public struct ClassicPedometer: Sendable {
     /// Returns the number of steps this sample added (warm-up treads arrive together).
     @discardableResult
     public mutating func process(_ sample: AccelSample) -> Int {
-        guard sample.t.isFinite else { return 0 }
-        let b = Int64((sample.t * Self.rate).rounded(.down))
+        guard let b = timeBin(sample.t, rate: Self.rate) else { return 0 }
         if b == bin {
             sum.0 += sample.x; sum.1 += sample.y; sum.2 += sample.z
             count += 1

@@ -45,8 +45,6 @@ public struct MotionEngine: Sendable {
 
     private var credited: [Double] = []
     private var pendingChange: ActivityState?
-    private var hysteresisFloor: Double
-    private var hysteresisRelative: Double
 
     public private(set) var totalSteps = 0
     public private(set) var totalDistance = 0.0
@@ -56,8 +54,6 @@ public struct MotionEngine: Sendable {
         strideModel = StrideModel(height: configuration.userHeight)
         filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
-        hysteresisFloor = configuration.detector.hysteresisFloor
-        hysteresisRelative = configuration.detector.hysteresisRelative
         credited.reserveCapacity(64)
     }
 
@@ -79,10 +75,10 @@ public struct MotionEngine: Sendable {
 
     public mutating func process(_ sample: AccelSample) -> MotionUpdate? {
         let t = sample.t
-        guard t.isFinite, sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else { return nil }
+        guard sample.x.isFinite, sample.y.isFinite, sample.z.isFinite,
+              let b = timeBin(t, rate: Self.internalRate) else { return nil }
         // Created with the first sample so it sees every internal sample (as the Python model).
         if classifier == nil { classifier = ActivityClassifier(start: t, parameters: configuration.activity) }
-        let b = Int64((t * Self.internalRate).rounded(.down))
         if b == bin {
             sumX += sample.x
             sumY += sample.y
@@ -155,13 +151,14 @@ public struct MotionEngine: Sendable {
     @inline(__always)
     private mutating func consume(magnitude: Double, at t: Double) {
         let band = filter(magnitude)
-        let h = max(hysteresisFloor, hysteresisRelative * filter.meanSquare.squareRoot())
+        let detector = configuration.detector
+        let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
         let inVehicle = classifier?.state.kind == .automotive
         if let peak = peaks.feed(band, at: t, hysteresis: h) {
             gate.offer(peak, inVehicle: inVehicle, steps: &credited)
         }
         gate.advance(to: t)
-        if classifier != nil, let change = classifier?.feed(magnitude: magnitude, at: t, gait: gate) {
+        if let change = classifier?.feed(magnitude: magnitude, at: t, gait: gate) {
             pendingChange = change
         }
     }

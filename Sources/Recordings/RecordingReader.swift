@@ -103,15 +103,18 @@ public enum RecordingReader {
                 continue
             }
             if contentEnd == position { continue }   // blank line, e.g. a trailing newline
+            // Error messages quote the line, cut at 80 characters.
+            func quotedLine() -> Substring {
+                String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self).prefix(80)
+            }
             var values = (0.0, 0.0, 0.0, 0.0)
             var cursor = position
             for field in 0..<4 {
                 guard let (value, next) = parseNumber(buffer, from: cursor, to: contentEnd) else {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
                     let column = ["t", "x", "y", "z"][field]
                     return .failure(.malformedLine(
                         path: path, line: lineNumber,
-                        detail: "field \(field + 1) ('\(column)') is not a finite number in '\(text.prefix(80))'; expected t,x,y,z"))
+                        detail: "field \(field + 1) ('\(column)') is not a finite number in '\(quotedLine())'; expected t,x,y,z"))
                 }
                 switch field {
                 case 0: values.0 = value
@@ -122,19 +125,17 @@ public enum RecordingReader {
                 cursor = next
                 if field < 3 {
                     guard cursor < contentEnd, buffer[cursor] == 0x2C else {
-                        let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
                         return .failure(.malformedLine(
                             path: path, line: lineNumber,
-                            detail: "expected 4 comma-separated numbers t,x,y,z, found '\(text.prefix(80))'"))
+                            detail: "expected 4 comma-separated numbers t,x,y,z, found '\(quotedLine())'"))
                     }
                     cursor += 1
                 }
             }
             if cursor != contentEnd {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
                 return .failure(.malformedLine(
                     path: path, line: lineNumber,
-                    detail: "extra text after the 4th field in '\(text.prefix(80))'; expected t,x,y,z"))
+                    detail: "extra text after the 4th field in '\(quotedLine())'; expected t,x,y,z"))
             }
             samples.append(AccelSample(t: values.0, x: values.1, y: values.2, z: values.3))
         }

@@ -57,7 +57,9 @@ public final class GPIODataReadyLine {
 
     /// Waits up to `timeout` seconds for an edge: true when one is pending.
     public func wait(timeout: Double) throws(GPIOError) -> Bool {
-        let result = stepd_gpio_line_wait(line, Int64(max(0, timeout) * 1e9))
+        // Capped at a day: Int64(Double) traps on infinity and on anything past ~292 years.
+        let seconds = timeout.isNaN ? 0 : min(max(0, timeout), 86400)
+        let result = stepd_gpio_line_wait(line, Int64(seconds * 1e9))
         guard result >= 0 else { throw GPIOError(errno: -result, operation: "wait for event", chip: chip, offset: offset) }
         return result > 0
     }

@@ -1,3 +1,5 @@
+import CStepdShim
+
 /// A bus the chip drivers talk through: a Linux i2c-dev adapter or an emulation.
 public protocol I2CBus: AnyObject {
     /// Writes `bytes` then reads `readCount` bytes with a repeated start (I2C_RDWR, or the
@@ -12,9 +14,16 @@ public protocol I2CBus: AnyObject {
     var maxReadLength: Int { get }
 }
 
-extension I2CBus {
+/// Transfer length limits shared by the real adapter and the emulation.
+public enum I2CTransferLimit {
     /// I2C_RDWR messages are limited to 8192 bytes by the kernel.
-    public var maxReadLength: Int { 8192 }
+    public static let message = 8192
+    /// An SMBus I2C-block transfer carries at most 32 bytes.
+    public static let smbusBlock = Int(STEPD_SMBUS_BLOCK_MAX)
+}
+
+extension I2CBus {
+    public var maxReadLength: Int { I2CTransferLimit.message }
 
     /// Reads `count` registers starting at `register`.
     public func readRegisters(address: UInt8, _ register: UInt8, count: Int) throws(I2CError) -> [UInt8] {

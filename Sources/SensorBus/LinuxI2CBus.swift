@@ -42,14 +42,11 @@ public final class LinuxI2CBus: I2CBus {
 
     deinit { _ = stepd_i2c_close(fd) }
 
-    public var maxReadLength: Int { mode == .i2c ? 8192 : Int(STEPD_SMBUS_BLOCK_MAX) }
+    public var maxReadLength: Int { mode == .i2c ? I2CTransferLimit.message : I2CTransferLimit.smbusBlock }
 
     public func writeRead(address: UInt8, _ bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {
         let operation = bytes.first.map { "read register 0x\(hex($0))" } ?? "read"
-        guard readCount >= 0, readCount <= 8192, bytes.count <= 8192 else {
-            throw I2CError(kind: .unsupported, errno: EINVAL, operation: operation, address: address, bus: name,
-                           detail: "transfers are limited to 8192 bytes")
-        }
+        try checkLengths(write: bytes.count, read: readCount, operation: operation, address: address)
         switch mode {
         case .i2c:
             var buffer = [UInt8](repeating: 0, count: readCount)
@@ -72,7 +69,7 @@ public final class LinuxI2CBus: I2CBus {
             var result: [UInt8] = []
             result.reserveCapacity(readCount)
             while result.count < readCount {
-                let chunk = min(Int(STEPD_SMBUS_BLOCK_MAX), readCount - result.count)
+                let chunk = min(I2CTransferLimit.smbusBlock, readCount - result.count)
                 var buffer = [UInt8](repeating: 0, count: chunk)
                 let got = buffer.withUnsafeMutableBufferPointer { into in
                     stepd_smbus_read_block(fd, command, UInt8(chunk), into.baseAddress)
@@ -92,10 +89,7 @@ public final class LinuxI2CBus: I2CBus {
         let operation = bytes.first.map { "write register 0x\(hex($0))" } ?? "write"
         switch mode {
         case .i2c:
-            guard bytes.count <= 8192 else {
-                throw I2CError(kind: .unsupported, errno: EINVAL, operation: operation, address: address, bus: name,
-                               detail: "transfers are limited to 8192 bytes")
-            }
+            try checkLengths(write: bytes.count, read: 0, operation: operation, address: address)
             let result = bytes.withUnsafeBufferPointer { out in
                 stepd_i2c_write_read(fd, UInt16(address), out.baseAddress, UInt16(out.count), nil, 0)
             }
@@ -108,7 +102,7 @@ public final class LinuxI2CBus: I2CBus {
                 result = stepd_smbus_write_byte(fd, bytes[0])
             case 2:
                 result = stepd_smbus_write_byte_data(fd, bytes[0], bytes[1])
-            case 3...(Int(STEPD_SMBUS_BLOCK_MAX) + 1):
+            case 3...(I2CTransferLimit.smbusBlock + 1):
                 let values = Array(bytes.dropFirst())
                 result = values.withUnsafeBufferPointer { out in
                     stepd_smbus_write_block(fd, bytes[0], UInt8(values.count), out.baseAddress)
@@ -118,6 +112,14 @@ public final class LinuxI2CBus: I2CBus {
                                detail: "an SMBus-only adapter writes 1 to 33 bytes, got \(bytes.count)")
             }
             guard result >= 0 else { throw I2CError(errno: -result, operation: operation, address: address, bus: name) }
+        }
+    }
+
+    /// The C shim takes 16-bit lengths; the kernel refuses longer messages anyway.
+    private func checkLengths(write: Int, read: Int, operation: String, address: UInt8) throws(I2CError) {
+        guard read >= 0, read <= I2CTransferLimit.message, write <= I2CTransferLimit.message else {
+            throw I2CError(kind: .unsupported, errno: EINVAL, operation: operation, address: address, bus: name,
+                           detail: "transfers are limited to \(I2CTransferLimit.message) bytes")
         }
     }
 

@@ -17,7 +17,7 @@ public final class ReopeningI2CBus: I2CBus {
     public var maxReadLength: Int {
         // Before the node could be opened, assume the SMBus limit: a driver that splits its
         // bursts for SMBus also works on a full I2C adapter.
-        (try? adapter())?.maxReadLength ?? 32
+        (try? adapter())?.maxReadLength ?? I2CTransferLimit.smbusBlock
     }
 
     public func writeRead(address: UInt8, _ bytes: [UInt8], readCount: Int) throws(I2CError) -> [UInt8] {

@@ -139,6 +139,17 @@ func fifoReadLengths(byteCount: Int, bytesPerSample: Int, maxReadLength: Int) ->
     return lengths
 }
 
+/// Appends the whole samples in FIFO `bytes` (X, Y, Z, two bytes each, decoded by `axis`)
+/// to `samples`. Reads are split on sample boundaries, so there is no partial sample to carry.
+func appendSamples(from bytes: [UInt8], to samples: inout [ChipVector], axis: (UInt8, UInt8) -> Double) {
+    var i = 0
+    while i + 6 <= bytes.count {
+        samples.append(ChipVector(x: axis(bytes[i], bytes[i + 1]), y: axis(bytes[i + 2], bytes[i + 3]),
+                                  z: axis(bytes[i + 4], bytes[i + 5])))
+        i += 6
+    }
+}
+
 /// Reads the WHO_AM_I of `model` at `address`.
 public func readIdentity(bus: any I2CBus, model: ChipModel, address: UInt8) throws(I2CError) -> UInt8 {
     try bus.readRegister(address: address, model.whoAmIRegister)

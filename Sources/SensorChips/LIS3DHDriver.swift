@@ -92,13 +92,7 @@ public final class LIS3DHDriver: AccelerometerDriver {
         for length in lengths {
             // With the FIFO on, auto-increment wraps from OUT_Z_H back to OUT_X_L: one read drains many samples.
             let bytes = try bus.readRegisters(address: address, R.outXLow | B.autoIncrement, count: length)
-            var i = 0
-            while i + 6 <= bytes.count {
-                samples.append(ChipVector(x: leftJustified(bytes[i], bytes[i + 1]) * gPerDigit,
-                                          y: leftJustified(bytes[i + 2], bytes[i + 3]) * gPerDigit,
-                                          z: leftJustified(bytes[i + 4], bytes[i + 5]) * gPerDigit))
-                i += 6
-            }
+            appendSamples(from: bytes, to: &samples) { leftJustified($0, $1) * gPerDigit }
         }
         return .samples(samples, overflowed: overrun)
     }

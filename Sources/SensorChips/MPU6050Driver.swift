@@ -93,13 +93,7 @@ public final class MPU6050Driver: AccelerometerDriver {
         samples.reserveCapacity(usable / MPU6050.bytesPerSample)
         for length in fifoReadLengths(byteCount: usable, bytesPerSample: MPU6050.bytesPerSample, maxReadLength: bus.maxReadLength) {
             let bytes = try bus.readRegisters(address: address, R.fifoData, count: length)
-            var i = 0
-            while i + 6 <= bytes.count {
-                samples.append(ChipVector(x: bigEndian(bytes[i], bytes[i + 1]) / lsbPerG,
-                                          y: bigEndian(bytes[i + 2], bytes[i + 3]) / lsbPerG,
-                                          z: bigEndian(bytes[i + 4], bytes[i + 5]) / lsbPerG))
-                i += 6
-            }
+            appendSamples(from: bytes, to: &samples) { bigEndian($0, $1) / lsbPerG }
         }
         return .samples(samples, overflowed: false)
     }

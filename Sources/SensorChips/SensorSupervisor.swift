@@ -359,7 +359,7 @@ public final class SensorSupervisor {
                 let (x, y, z) = settings.axisRemap.apply(x: vector.x, y: vector.y, z: vector.z)
                 samples.append(AccelSample(t: t, x: x, y: y, z: z))
             }
-            if resampler != nil { samples = resampler?.process(samples) ?? samples }
+            samples = resampler?.process(samples) ?? samples
             gapNow = pendingGap && !samples.isEmpty
             if !samples.isEmpty {
                 pendingGap = false

@@ -364,16 +364,3 @@ private struct Cursor {
         }
     }
 }
-
-/// Checks that `bytes` are well-formed UTF-8 (used for whole lines before JSON parsing).
-public func isValidUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
-    var iterator = bytes.makeIterator()
-    var decoder = UTF8()
-    while true {
-        switch decoder.decode(&iterator) {
-        case .scalarValue: continue
-        case .emptyInput: return true
-        case .error: return false
-        }
-    }
-}

@@ -3,8 +3,8 @@
 public enum JSONSerializer {
     public static func append(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
         case .number(let n): appendNumber(n, to: &out)
         case .string(let s): appendString(s, to: &out)
         case .array(let elements):

@@ -112,11 +112,8 @@ public struct ParamReader {
     /// A name made of letters, digits and `._-` (sources, labels): safe in file names and logs.
     public func identifier(_ key: String, maxLength: Int) throws(RPCError) -> String? {
         guard let s = try string(key, maxLength: maxLength) else { return nil }
-        for scalar in s.unicodeScalars {
-            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
-            guard ok else {
-                throw .invalidParams("\"\(key)\" may only contain letters, digits, '.', '_' and '-', got \(JSONValue.string(s).jsonText)")
-            }
+        guard Self.isASCIIAlphanumeric(s, orOneOf: "._-") else {
+            throw .invalidParams("\"\(key)\" may only contain letters, digits, '.', '_' and '-', got \(JSONValue.string(s).jsonText)")
         }
         return s
     }
@@ -141,11 +138,17 @@ public struct ParamReader {
     /// the agent against its zone database (-32004 when unknown).
     public func timeZone(_ key: String = "time_zone") throws(RPCError) -> String? {
         guard let s = try string(key, maxLength: 64) else { return nil }
-        let allowed = s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/_+-".unicodeScalars.contains($0)) }
-        guard allowed, !s.hasPrefix("/"), !s.contains("..") else {
+        guard Self.isASCIIAlphanumeric(s, orOneOf: "/_+-"), !s.hasPrefix("/"), !s.contains("..") else {
             throw .invalidParams("\"\(key)\" must be an IANA time zone name such as \"Europe/Berlin\" or \"UTC\", got \(JSONValue.string(s).jsonText)")
         }
         return s
+    }
+
+    /// Every character an ASCII letter, an ASCII digit or one of `extra`.
+    private static func isASCIIAlphanumeric(_ s: String, orOneOf extra: String) -> Bool {
+        s.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || extra.unicodeScalars.contains($0))
+        }
     }
 
     public func objectValue(_ key: String) throws(RPCError) -> JSONObject? {

@@ -38,7 +38,6 @@ public final class RPCServer {
     private let logger: EventLogger
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSubscriptionID = 1
-    private var latestTotal: Int?
     private var latestDistance: Double?
 
     /// Counters for `status` extras and benchmarks.
@@ -166,10 +165,18 @@ public final class RPCServer {
         guard subscriptions.count < subscriptionLimits.total else {
             throw .limitExceeded("the agent serves at most \(subscriptionLimits.total) subscriptions; try again later")
         }
-        let id = nextSubscriptionID
-        nextSubscriptionID = nextSubscriptionID == Int(Int32.max) ? 1 : nextSubscriptionID + 1
+        // Ids wrap at Int32.max; one still held by a long-lived subscription is skipped, or
+        // the new one would replace (and answer for) another client's. The total limit above
+        // guarantees a free id.
+        var id = nextSubscriptionID
+        while subscriptions[id] != nil { id = Self.subscriptionID(after: id) }
+        nextSubscriptionID = Self.subscriptionID(after: id)
         subscriptions[id] = Subscription(id: id, client: client, kind: kind)
         return id
+    }
+
+    private static func subscriptionID(after id: Int) -> Int {
+        id == Int(Int32.max) ? 1 : id + 1
     }
 
     private func removeSubscriptions(of client: ClientID) {
@@ -180,7 +187,6 @@ public final class RPCServer {
     /// steps subscription gets `steps.update` once `update_on` more steps have accumulated
     /// since its last notification.
     public func publishSteps(total: Int, distanceMeters: Double? = nil) {
-        latestTotal = total
         latestDistance = distanceMeters
         guard !subscriptions.isEmpty else { return }
         let now = utcNow()
@@ -217,11 +223,13 @@ public final class RPCServer {
 
     /// Sends `activity.update` to every activity subscription.
     public func publishActivity(_ activity: ActivityResult) {
+        guard !subscriptions.isEmpty else { return }
+        let fields = activity.json.objectValue?.members ?? []
         var dropped: [ClientID] = []
         for (id, subscription) in subscriptions {
             guard case .activity = subscription.kind, !dropped.contains(subscription.client) else { continue }
             var params: JSONObject = ["subscription": .int(id)]
-            if case .object(let fields) = activity.json { for m in fields.members { params[m.key] = m.value } }
+            for m in fields { params[m.key] = m.value }
             let line = RPCNotification(method: RPCNotificationMethod.activityUpdate, params: .object(params)).json.serialized()
             if !socket.send(line, to: subscription.client) { dropped.append(subscription.client) }
         }

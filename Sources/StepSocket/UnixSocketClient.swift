@@ -47,9 +47,11 @@ public final class UnixSocketClient {
     public var timeout: Double
     public private(set) var fd: Int32
     private var buffer: [UInt8] = []
+    /// Bytes of `buffer` already searched for a newline, so a long reply arriving in many
+    /// chunks is scanned once, not once per chunk.
+    private var scanned = 0
     private var nextID: Int64 = 1
     private var pendingNotifications: [RPCNotification] = []
-    private var pendingLines: [[UInt8]] = []
     private let limits = JSONLimits(maxBytes: 16 << 20, maxDepth: 64)
 
     public init(path: String, timeout: Double = 5) throws(ClientError) {
@@ -117,16 +119,17 @@ public final class UnixSocketClient {
 
     /// The next line from the agent (without the newline); nil when `timeout` passed first.
     public func readLine(timeout seconds: Double? = nil) throws(ClientError) -> [UInt8]? {
-        if !pendingLines.isEmpty { return pendingLines.removeFirst() }
         guard fd >= 0 else { throw .closed }
         let limit = seconds ?? timeout
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])
                 buffer.removeFirst(newline + 1)
+                scanned = 0
                 return line
             }
+            scanned = buffer.count
             guard try waitFor(Int16(POLLIN), timeout: limit) else { return nil }
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {

@@ -214,6 +214,13 @@ public final class UnixSocketServer {
                 if errno == EINTR { continue }
                 return  // EAGAIN, or a transient error such as EMFILE/ECONNABORTED: poll will tell again
             }
+            if connections.count >= options.maxClients {
+                var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
+                line.append(0x0A)
+                _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                Glibc.close(fd)
+                continue
+            }
             setNonBlocking(fd)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var credentials = stepd_peer_credentials()
@@ -223,13 +230,6 @@ public final class UnixSocketServer {
             } else {
                 // Unknown peer: treat as nobody, so it only gets read access.
                 peer = RPCPeer(pid: 0, uid: UInt32.max - 1, gid: UInt32.max - 1)
-            }
-            if connections.count >= options.maxClients {
-                var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
-                line.append(0x0A)
-                _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-                Glibc.close(fd)
-                continue
             }
             let id = nextID
             nextID += 1
@@ -252,8 +252,9 @@ public final class UnixSocketServer {
             return
         }
         if received < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return }
-            drop(connection, reason: "read failed: \(String(cString: strerror(errno)))", &events)
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK { return }
+            drop(connection, reason: "read failed: \(String(cString: strerror(e)))", &events)
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<received])

@@ -56,7 +56,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         let configuration = MotionConfiguration(userHeight: height)
         for entry in entries {
             let path = directory + "/" + entry.name
-            let loadStart = Self.now()
+            let loadStart = monotonicNow()
             let samples: [AccelSample]
             do {
                 samples = try RecordingReader.read(path: path)
@@ -64,32 +64,24 @@ struct AccuracyBenchCommand: ParsableCommand {
                 Self.printError("stepbench accuracy: \(error)")
                 throw ExitCode(1)
             }
-            loadSeconds += Self.now() - loadStart
+            loadSeconds += monotonicNow() - loadStart
             totalSamples += samples.count
 
-            let engineStart = Self.now()
+            let engineStart = monotonicNow()
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
-            engineSeconds += Self.now() - engineStart
+            engineSeconds += monotonicNow() - engineStart
 
-            let classicStart = Self.now()
+            let classicStart = monotonicNow()
             var classic = ClassicPedometer()
             for sample in samples { classic.process(sample) }
-            classicSeconds += Self.now() - classicStart
+            classicSeconds += monotonicNow() - classicStart
 
-            let first = samples.first?.t ?? 0
-            let last = samples.last?.t ?? 0
-            var windows = 0, right = 0, automotive = 0
-            var w = first
-            while w + 10 <= last + 1e-9 {
-                let called = analysis.activity(at: w + 5) ?? .unknown
-                windows += 1
-                if called.rawValue == entry.activity { right += 1 }
-                if called == .automotive { automotive += 1 }
-                w += 10
-            }
+            let windows = ActivityWindows(analysis: analysis, samples: samples, label: entry.activity)
+            let duration = (samples.last?.t ?? 0) - (samples.first?.t ?? 0)
             results.append(FileResult(
-                entry: entry, duration: last - first, samples: samples.count, steps: analysis.steps,
-                classic: classic.totalSteps, windows: windows, windowsRight: right, windowsAutomotive: automotive))
+                entry: entry, duration: duration, samples: samples.count, steps: analysis.steps,
+                classic: classic.totalSteps, windows: windows.windows, windowsRight: windows.right,
+                windowsAutomotive: windows.automotive))
         }
 
         if !quiet { printFiles(results) }
@@ -97,24 +89,24 @@ struct AccuracyBenchCommand: ParsableCommand {
         let reference = Score(results, estimate: \.classic)
         let activity = ActivityScore(results)
         print("")
-        print(Self.pad("figure", 36) + Self.pad("MotionEngine", 14) + Self.pad("Classic", 14))
-        func row(_ name: String, _ a: String, _ b: String) { print(Self.pad(name, 36) + Self.pad(a, 14) + Self.pad(b, 14)) }
+        print(column("figure", 36) + column("MotionEngine", 14) + column("Classic", 14))
+        func row(_ name: String, _ a: String, _ b: String) { print(column(name, 36) + column(a, 14) + column(b, 14)) }
         row("walking files", "\(ours.walkFiles)", "\(reference.walkFiles)")
-        row("walking MAPE %", Self.fixed(ours.mape, 2), Self.fixed(reference.mape, 2))
-        row("worst walking file %", Self.fixed(ours.worst, 1), Self.fixed(reference.worst, 1))
-        row("summed walking error %", Self.fixed(ours.totalError, 2), Self.fixed(reference.totalError, 2))
+        row("walking MAPE %", fixedDecimal(ours.mape, 2), fixedDecimal(reference.mape, 2))
+        row("worst walking file %", fixedDecimal(ours.worst, 1), fixedDecimal(reference.worst, 1))
+        row("summed walking error %", fixedDecimal(ours.totalError, 2), fixedDecimal(reference.totalError, 2))
         row("other files abs error (steps)", "\(ours.otherAbsError)", "\(reference.otherAbsError)")
-        row("quiet hours", Self.fixed(ours.quietHours, 2), Self.fixed(reference.quietHours, 2))
-        row("false steps per quiet hour", Self.fixed(ours.falsePerQuietHour, 1), Self.fixed(reference.falsePerQuietHour, 1))
-        row("activity right, 10 s windows %", Self.fixed(activity.agreement, 1), "-")
-        row("  walking windows right %", Self.fixed(activity.walkingRight, 1), "-")
-        row("  automotive recall %", Self.fixed(activity.automotiveRecall, 1), "-")
-        row("  stationary windows right %", Self.fixed(activity.stationaryRight, 1), "-")
-        row("walking windows called automotive %", Self.fixed(activity.walkingAsAutomotive, 2), "-")
-        row("throughput M samples/s (1 core)", Self.fixed(Double(totalSamples) / engineSeconds / 1e6, 1),
-            Self.fixed(Double(totalSamples) / classicSeconds / 1e6, 1))
+        row("quiet hours", fixedDecimal(ours.quietHours, 2), fixedDecimal(reference.quietHours, 2))
+        row("false steps per quiet hour", fixedDecimal(ours.falsePerQuietHour, 1), fixedDecimal(reference.falsePerQuietHour, 1))
+        row("activity right, 10 s windows %", fixedDecimal(activity.agreement, 1), "-")
+        row("  walking windows right %", fixedDecimal(activity.walkingRight, 1), "-")
+        row("  automotive recall %", fixedDecimal(activity.automotiveRecall, 1), "-")
+        row("  stationary windows right %", fixedDecimal(activity.stationaryRight, 1), "-")
+        row("walking windows called automotive %", fixedDecimal(activity.walkingAsAutomotive, 2), "-")
+        row("throughput M samples/s (1 core)", fixedDecimal(Double(totalSamples) / engineSeconds / 1e6, 1),
+            fixedDecimal(Double(totalSamples) / classicSeconds / 1e6, 1))
         print("")
-        print("\(results.count) files, \(totalSamples) samples, loaded in \(Self.fixed(loadSeconds, 2)) s; mixed files are excluded from activity agreement")
+        print("\(results.count) files, \(totalSamples) samples, loaded in \(fixedDecimal(loadSeconds, 2)) s; mixed files are excluded from activity agreement")
 
         if let csv {
             var text = "name,true,estimate\n"
@@ -129,14 +121,14 @@ struct AccuracyBenchCommand: ParsableCommand {
     }
 
     func printFiles(_ results: [FileResult]) {
-        print(Self.pad("file", 46) + Self.pad("activity", 11) + Self.pad("true", 7) + Self.pad("ours", 7)
-            + Self.pad("err%", 8) + Self.pad("classic", 8) + Self.pad("err%", 8) + "act.windows")
+        print(column("file", 46) + column("activity", 11) + column("true", 7) + column("ours", 7)
+            + column("err%", 8) + column("classic", 8) + column("err%", 8) + "act.windows")
         for r in results {
             let t = r.entry.truth
-            func err(_ e: Int) -> String { t > 0 ? Self.fixed(100 * Double(e - t) / Double(t), 1) : "\(e - t)" }
-            print(Self.pad(String(r.entry.name.prefix(45)), 46) + Self.pad(r.entry.activity, 11) + Self.pad("\(t)", 7)
-                + Self.pad("\(r.steps)", 7) + Self.pad(err(r.steps), 8) + Self.pad("\(r.classic)", 8)
-                + Self.pad(err(r.classic), 8) + "\(r.windowsRight)/\(r.windows)")
+            func err(_ e: Int) -> String { t > 0 ? fixedDecimal(100 * Double(e - t) / Double(t), 1) : "\(e - t)" }
+            print(column(String(r.entry.name.prefix(45)), 46) + column(r.entry.activity, 11) + column("\(t)", 7)
+                + column("\(r.steps)", 7) + column(err(r.steps), 8) + column("\(r.classic)", 8)
+                + column(err(r.classic), 8) + "\(r.windowsRight)/\(r.windows)")
         }
     }
 
@@ -221,28 +213,6 @@ struct AccuracyBenchCommand: ParsableCommand {
             entries.append(Entry(name: name, truth: steps, activity: activity))
         }
         return entries
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
-        guard value.isFinite else { return "-" }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int64((abs(value) * scale).rounded())
-        let sign = value < 0 && scaled != 0 ? "-" : ""
-        let whole = scaled / Int64(scale)
-        guard decimals > 0 else { return sign + "\(whole)" }
-        let frac = String(scaled % Int64(scale))
-        return sign + "\(whole)." + String(repeating: "0", count: decimals - frac.count) + frac
-    }
-
-    static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 
     static func printError(_ message: String) {
@@ -395,13 +365,12 @@ struct ActivityCrossValidation {
             rows.append((label, held))
         }
         print("")
-        func pad(_ s: String, _ n: Int) -> String { AccuracyBenchCommand.pad(s, n) }
-        func fx(_ v: Double) -> String { AccuracyBenchCommand.fixed(v, 1) }
-        print(pad("protocol", 34) + pad("right %", 9) + pad("walk %", 9) + pad("auto rec %", 12) + pad("still %", 9) + "walk->auto %")
+        func fx(_ v: Double) -> String { fixedDecimal(v, 1) }
+        print(column("protocol", 34) + column("right %", 9) + column("walk %", 9) + column("auto rec %", 12) + column("still %", 9) + "walk->auto %")
         for (name, t) in rows {
-            print(pad(name, 34) + pad(fx(t.agreement), 9) + pad(fx(Tally.percent(t.walkingRight, t.walking)), 9)
-                + pad(fx(Tally.percent(t.automotiveRight, t.automotive)), 12) + pad(fx(Tally.percent(t.stationaryRight, t.stationary)), 9)
-                + AccuracyBenchCommand.fixed(Tally.percent(t.walkingAutomotive, t.walking), 2))
+            print(column(name, 34) + column(fx(t.agreement), 9) + column(fx(Tally.percent(t.walkingRight, t.walking)), 9)
+                + column(fx(Tally.percent(t.automotiveRight, t.automotive)), 12) + column(fx(Tally.percent(t.stationaryRight, t.stationary)), 9)
+                + fixedDecimal(Tally.percent(t.walkingAutomotive, t.walking), 2))
         }
         try measureGaitLevel(recordings.filter { $0.entry.activity == "walking" }.map(\.samples))
     }
@@ -429,7 +398,7 @@ struct ActivityCrossValidation {
         }
         levels.sort()
         func q(_ p: Double) -> String {
-            levels.isEmpty ? "-" : AccuracyBenchCommand.fixed(levels[min(levels.count - 1, Int(p * Double(levels.count)))], 3)
+            levels.isEmpty ? "-" : fixedDecimal(levels[min(levels.count - 1, Int(p * Double(levels.count)))], 3)
         }
         print("")
         print("gait vibration level on walking files (g, once per second in a run, \(levels.count) s):")

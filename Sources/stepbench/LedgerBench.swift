@@ -129,9 +129,9 @@ struct LedgerBench: ParsableCommand {
             let generated = LedgerBench.generateYear(into: state, days: days, end: end, zone: zone, seed: seed)
 
             let rssBefore = residentKilobytes()
-            let startBegin = monotonic()
+            let startBegin = monotonicNow()
             let service = try LedgerService(stateDirectory: state, options: LedgerOptions(), logger: .silent)
-            let startup = monotonic() - startBegin
+            let startup = monotonicNow() - startBegin
             let rssAfter = residentKilobytes()
 
             let now = end - 3600 * 5
@@ -139,9 +139,9 @@ struct LedgerBench: ParsableCommand {
                 var times: [Double] = []
                 var value = 0.0
                 for _ in 0..<repetitions {
-                    let begin = monotonic()
+                    let begin = monotonicNow()
                     value = try body()
-                    times.append(monotonic() - begin)
+                    times.append(monotonicNow() - begin)
                 }
                 times.sort()
                 return (times[times.count / 2], times[min(times.count - 1, Int(Double(times.count) * 0.99))], value)
@@ -157,10 +157,10 @@ struct LedgerBench: ParsableCommand {
                 return try service.statisticsCollection(from: from, to: now, anchor: from, interval: .days(1), timeZone: zone)
                     .reduce(0) { $0 + $1.steps }
             }
-            func ms(_ seconds: Double) -> String { formatFixed(seconds * 1000, 3) + " ms" }
+            func ms(_ seconds: Double) -> String { fixedDecimal(seconds * 1000, 3) + " ms" }
             print("stepbench ledger queries: \(days) day files, \(generated.records) records (\(generated.watchRecords) watch), \(generated.bytes) bytes, zone \(timeZone)")
             print("")
-            print(pad("query", 26) + pad("p50", 12) + pad("p99", 12) + pad("target p99", 12) + pad("ok", 4) + "steps")
+            print(column("query", 26) + column("p50", 12) + column("p99", 12) + column("target p99", 12) + column("ok", 4) + "steps")
             let rows: [(String, (p50: Double, p99: Double, value: Double), Double?)] = [
                 ("today", today, 0.001), ("last 7 days by hour", week, nil), ("last year by day", year, 0.010),
             ]
@@ -168,8 +168,8 @@ struct LedgerBench: ParsableCommand {
             for (name, result, target) in rows {
                 let ok = target.map { result.p99 <= $0 } ?? true
                 missed = missed || !ok
-                print(pad(name, 26) + pad(ms(result.p50), 12) + pad(ms(result.p99), 12)
-                      + pad(target.map { ms($0) } ?? "-", 12) + pad(ok ? "yes" : "NO", 4) + formatFixed(result.value, 0))
+                print(column(name, 26) + column(ms(result.p50), 12) + column(ms(result.p99), 12)
+                      + column(target.map { ms($0) } ?? "-", 12) + column(ok ? "yes" : "NO", 4) + fixedDecimal(result.value, 0))
             }
             print("")
             printTable(title: "start-up with a year of files", [
@@ -268,30 +268,11 @@ extension LedgerBench {
         }
 }
 
-/// Deterministic generator so a failing run can be repeated with its seed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 private func makeScratchDirectory(_ prefix: String) -> String {
     var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
     return template.withUnsafeMutableBufferPointer { buffer in
         buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) } ?? "/tmp/\(prefix)-\(getpid())"
     }
-}
-
-private func monotonic() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
 
 /// VmRSS from /proc/self/status, kB.
@@ -303,21 +284,8 @@ private func residentKilobytes() -> Int {
     return 0
 }
 
-private func pad(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-}
-
-private func formatFixed(_ value: Double, _ decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let scaled = Int((value * scale).rounded())
-    if decimals == 0 { return String(scaled) }
-    let whole = scaled / Int(scale), fraction = String(abs(scaled) % Int(scale))
-    return (scaled < 0 && whole == 0 ? "-" : "") + String(whole) + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
-}
-
 private func printTable(title: String, _ rows: [(String, String)]) {
     print(title)
     let width = (rows.map(\.0.count).max() ?? 0) + 2
-    for (key, value) in rows { print(pad(key, width) + value) }
+    for (key, value) in rows { print(column(key, width) + value) }
 }

@@ -24,19 +24,19 @@ struct SensorBenchCommand: ParsableCommand {
 
     func run() throws {
         let recording = benchRecording()
-        print("Sampling loop, \(format(minutes, 1)) simulated minutes per row (no faults)")
+        print("Sampling loop, \(fixedDecimal(minutes, 1)) simulated minutes per row (no faults)")
         var steady = [["chip", "bus", "samples/s", "wakeups/s", "transactions/s", "bytes/s", "CPU ms/sim-min", "gaps", "health"]]
         for model in ChipModel.allCases {
             for smbus in [false, true] {
                 let r = steadyRun(model: model, smbusOnly: smbus, seconds: minutes * 60, recording: recording)
-                steady.append([model.displayName, smbus ? "SMBus" : "I2C_RDWR", format(r.sampleRate, 2), format(r.wakeups, 2),
-                           format(r.transactions, 2), format(r.bytes, 1), format(r.cpuPerMinute * 1000, 3),
+                steady.append([model.displayName, smbus ? "SMBus" : "I2C_RDWR", fixedDecimal(r.sampleRate, 2), fixedDecimal(r.wakeups, 2),
+                           fixedDecimal(r.transactions, 2), fixedDecimal(r.bytes, 1), fixedDecimal(r.cpuPerMinute * 1000, 3),
                            "\(r.gaps)", r.health.rawValue])
             }
         }
         printTable(steady)
         print("")
-        print("Recovery after an injected fault at t = \(format(faultAt, 1)) s (sensor seconds until samples flow again)")
+        print("Recovery after an injected fault at t = \(fixedDecimal(faultAt, 1)) s (sensor seconds until samples flow again)")
         var recovery = [["chip", "fault", "detected after s", "recovered after s", "gaps", "errors", "overflows", "re-inits", "health at end"]]
         let faults = ["reset", "overflow", "nack x3", "nack x10", "eio x3", "vanish 5 s", "wrongid 3 s"]
         let specs = ["reset@T", "overflow@T", "nack@Tx3", "nack@Tx10", "eio@Tx3", "vanish@T+5", "wrongid@T+3"]
@@ -44,8 +44,8 @@ struct SensorBenchCommand: ParsableCommand {
             for (name, spec) in zip(faults, specs) {
                 let schedule = try FaultSchedule(parsing: spec.replacingT(with: faultAt))
                 let r = recoveryRun(model: model, schedule: schedule, recording: recording)
-                recovery.append([model.displayName, name, r.detected.map { format($0, 2) } ?? "-",
-                           r.recovered.map { format($0, 2) } ?? "never", "\(r.status.gaps)", "\(r.status.readErrors)",
+                recovery.append([model.displayName, name, r.detected.map { fixedDecimal($0, 2) } ?? "-",
+                           r.recovered.map { fixedDecimal($0, 2) } ?? "never", "\(r.status.gaps)", "\(r.status.readErrors)",
                            "\(r.status.overflows)", "\(r.status.reinits)", r.status.health.rawValue])
             }
         }
@@ -165,17 +165,6 @@ struct SensorBenchCommand: ParsableCommand {
             let line = row.enumerated().map { i, cell in cell + String(repeating: " ", count: widths[i] - cell.count) }
             print(line.joined(separator: "  "))
         }
-    }
-
-    func format(_ value: Double, _ decimals: Int) -> String {
-        guard value.isFinite else { return "-" }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int((abs(value) * scale).rounded())
-        let whole = scaled / Int(scale)
-        var fraction = decimals > 0 ? String(scaled % Int(scale)) : ""
-        while fraction.count < decimals { fraction = "0" + fraction }
-        return (value < 0 ? "-" : "") + "\(whole)" + (decimals > 0 ? "." + fraction : "")
     }
 }
 

@@ -136,12 +136,6 @@ struct CtlError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 func wallNow() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
@@ -243,19 +237,6 @@ final class SyntheticService: StepdService {
 
 // MARK: - Fuzz
 
-struct BenchRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
-
 struct FuzzReport {
     var sent: [String: Int] = [:]
     var responses = 0
@@ -316,7 +297,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 final class SocketFuzzer {
     let path: String
-    var random: BenchRandom
+    var random: SplitMix64
     var hostile: [UnixSocketClient?]
     let pid: Int32?
     var report = FuzzReport()
@@ -329,7 +310,7 @@ final class SocketFuzzer {
     init(path: String, seed: UInt64, connections: Int, pid: Int32?) throws {
         self.path = path
         self.pid = pid
-        random = BenchRandom(state: seed)
+        random = SplitMix64(seed: seed)
         hostile = Array(repeating: nil, count: connections)
         // A fixed, fully past range: its answer may only grow (late checkpoints), never shrink.
         queryEnd = (wallNow() / 60).rounded(.down) * 60 - 600
@@ -512,7 +493,7 @@ final class SocketFuzzer {
 }
 
 extension Array {
-    func shuffledPrefix(_ count: Int, _ random: inout BenchRandom) -> [Element] {
+    func shuffledPrefix(_ count: Int, _ random: inout SplitMix64) -> [Element] {
         var copy = self
         for i in stride(from: copy.count - 1, to: 0, by: -1) { copy.swapAt(i, random.below(i + 1)) }
         return Array(copy.prefix(count))

@@ -1,5 +1,6 @@
 import Glibc
 import StepJSON
+import StepProtocol
 
 /// Time arguments and table output without Foundation.
 enum TimeText {
@@ -31,8 +32,15 @@ enum TimeText {
         case "w": unit = 7 * 86_400; digits = digits.dropLast()
         default: unit = 1
         }
-        guard let value = Double(digits), value > 0, value.isFinite else { return nil }
+        guard let value = Double(digits), value > 0, (value * unit).isFinite else { return nil }
         return value * unit
+    }
+
+    /// The period from `last` (a `duration`) ago until now, for the `--last` options.
+    static func recent(_ last: String, examples: String) throws -> QueryRange {
+        guard let span = duration(last) else { throw CtlFailure("--last \(last): use a duration such as \(examples)") }
+        let end = now()
+        return .between(start: end - span, end: end)
     }
 
     /// "now", relative ("-2h", "-30m", "-1d"), UTC seconds, or ISO-8601: "2026-05-01",
@@ -40,7 +48,7 @@ enum TimeText {
     static func instant(_ text: String, now: Double) -> Double? {
         if text == "now" { return now }
         if text.hasPrefix("-"), let d = duration(String(text.dropFirst())) { return now - d }
-        if let seconds = Double(text), seconds >= 0, !text.contains("-") { return seconds }
+        if let seconds = Double(text), seconds >= 0, seconds.isFinite, !text.contains("-") { return seconds }
         return iso8601(text)
     }
 
@@ -98,10 +106,10 @@ enum TimeText {
         return utc - sign * Double(oh * 3600 + om * 60)
     }
 
-    /// Local time as "2026-05-01 08:30" (or with seconds / date only).
+    /// Local time as "2026-05-01 08:30" (or with seconds / date only); "-" for a value that is
+    /// no time (the agent's reply is not trusted to be in range: `time_t(_:)` would trap).
     static func local(_ seconds: Double?, format: String = "%Y-%m-%d %H:%M") -> String {
-        guard let seconds, seconds.isFinite else { return "-" }
-        var t = time_t(seconds.rounded(.down))
+        guard let seconds, var t = time_t(exactly: seconds.rounded(.down)) else { return "-" }
         var parts = tm()
         localtime_r(&t, &parts)
         var buffer = [CChar](repeating: 0, count: 64)
@@ -110,7 +118,7 @@ enum TimeText {
     }
 
     static func span(_ seconds: Double) -> String {
-        let s = Int(seconds)
+        guard let s = Int(exactly: seconds.rounded(.towardZero)) else { return "-" }
         if s >= 86_400 { return "\(s / 86_400)d \(s % 86_400 / 3600)h" }
         if s >= 3600 { return "\(s / 3600)h \(s % 3600 / 60)m" }
         if s >= 60 { return "\(s / 60)m \(s % 60)s" }
@@ -157,10 +165,13 @@ func printPairs(_ pairs: [(String, String)]) {
 
 func formatNumber(_ value: JSONValue?, digits: Int = 1) -> String {
     guard let value, let d = value.doubleValue else { return "-" }
-    if value.int64Value != nil && digits == 0 { return String(Int64(d)) }
+    if digits == 0, let exact = value.int64Value { return String(exact) }
     let scale = Double(Array(repeating: 10.0, count: digits).reduce(1, *))
     let rounded = (d * scale).rounded() / scale
-    if digits == 0 { return String(Int64(rounded)) }
+    if digits == 0 {
+        // Beyond Int64 (a corrupt or hostile reply) Int64(_:) would trap; print it as it came.
+        return Int64(exactly: rounded).map { String($0) } ?? String(rounded)
+    }
     var text = String(rounded)
     if let dot = text.firstIndex(of: ".") {
         let decimals = text.distance(from: dot, to: text.endIndex) - 1

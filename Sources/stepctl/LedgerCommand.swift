@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import StepJSON
 import Ledger
 import LedgerStore
@@ -32,7 +33,10 @@ struct LedgerCommand: ParsableCommand {
             do {
                 report = try LedgerVerifier.verify(stateDirectory: stateDirectory)
             } catch {
-                throw ValidationError("cannot read the ledger in \(stateDirectory): \(error)")
+                // Exit status 2 as documented above (a ValidationError would exit 64 with usage).
+                let message = Array("Error: cannot read the ledger in \(stateDirectory): \(error)\n".utf8)
+                _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                throw ExitCode(2)
             }
             print(json ? Self.json(report) : Self.text(report))
             if !report.isClean { throw ExitCode(1) }

@@ -120,10 +120,9 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
-        guard let span = TimeText.duration(last) else { throw CtlFailure("--last \(last): use a duration such as 7d, 12h or 90m") }
-        let end = TimeText.now()
+        let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
         let client = try connect(connection, root.connection)
-        let params = StepsCollectionParams(range: .between(start: end - span, end: end), timeZone: tz, interval: by.interval,
+        let params = StepsCollectionParams(range: range, timeZone: tz, interval: by.interval,
                                            bySource: bySource, includeUserEntered: !excludeUserEntered)
         let r = try call(client, .stepsCollection, params.json)
         if output.json { return printJSON(r) }
@@ -162,10 +161,9 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
-        guard let span = TimeText.duration(last) else { throw CtlFailure("--last \(last): use a duration such as 7d or 12h") }
-        let end = TimeText.now()
+        let range = try TimeText.recent(last, examples: "7d or 12h")
         let client = try connect(connection, root.connection)
-        let params = StepsStatisticsParams(range: .between(start: end - span, end: end), timeZone: tz, bucket: by.interval,
+        let params = StepsStatisticsParams(range: range, timeZone: tz, bucket: by.interval,
                                            options: StatisticsOption.allCases)
         let r = try call(client, .stepsStatistics, params.json)
         if output.json { return printJSON(r) }
@@ -195,9 +193,8 @@ struct ActivityCommand: ParsableCommand {
             print("\(r["type"]?.stringValue ?? "-") (\(r["confidence"]?.stringValue ?? "-") confidence) since \(TimeText.local(r["start"]?.doubleValue, format: "%Y-%m-%d %H:%M:%S"))")
             return
         }
-        guard let span = TimeText.duration(last) else { throw CtlFailure("--last \(last): use a duration such as 1d or 6h") }
-        let end = TimeText.now()
-        let r = try call(client, .activityQuery, .object(QueryRange.between(start: end - span, end: end).json))
+        let range = try TimeText.recent(last, examples: "1d or 6h")
+        let r = try call(client, .activityQuery, .object(range.json))
         if output.json { return printJSON(r) }
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])
         for segment in r["segments"]?.arrayValue ?? [] {

@@ -111,4 +111,28 @@ import Testing
         #expect(policy.dueTime(pendingSteps: 3, unsavedSince: 10) == 70)
         #expect(policy.dueTime(pendingSteps: 0, unsavedSince: 10) == nil)
     }
+
+    @Test func hostileNumbersBecomeRecordsWithoutTrapping() {
+        // Int64(Double) traps on these; the ledger caps or zeroes them instead.
+        #expect(LedgerTime.milliseconds(1e300) == LedgerTime.maximumMilliseconds)
+        #expect(LedgerTime.milliseconds(-1e300) == -LedgerTime.maximumMilliseconds)
+        #expect(LedgerTime.milliseconds(.nan) == 0 && LedgerTime.milliseconds(.infinity) == 0)
+        #expect(LedgerTime.milliseconds(1_718_000_000.1234) == 1_718_000_000_123)
+        let huge = record(1, 0, 1, steps: 1, distance: .greatestFiniteMagnitude)
+        #expect(huge.distanceMm == LedgerTime.maximumMilliseconds)
+        #expect(record(1, 0, 1, steps: 1, distance: .nan).distanceMm == 0)
+    }
+
+    @Test func refusesTimesBeyondTheLedgerRange() {
+        // A checksum-valid line with times whose difference overflows Int64 must be refused,
+        // not trap later when the store measures the record's length.
+        let line = RecordCodec.encode(StepRecord(sequence: 1, startMs: -Int64.max, endMs: Int64.max, utcOffset: 0,
+                                                 steps: 1, distanceMm: 0, activity: .walking, source: detector))
+        #expect(RecordCodec.decode(line.dropLast()) == .failure(.badField(name: "start", value: "\(-Int64.max)")))
+        let edge = StepRecord(sequence: 2, startMs: -LedgerTime.maximumMilliseconds, endMs: LedgerTime.maximumMilliseconds,
+                              utcOffset: 0, steps: 1, distanceMm: 0, activity: .walking, source: detector)
+        #expect(RecordCodec.decode(RecordCodec.encode(edge).dropLast()) == .success(edge))
+        _ = SampleStore([edge])
+    }
 }
+

@@ -57,6 +57,22 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
             _ = try? TZifZone(bytes: Array(bytes[0..<length]))
         }
     }
+
+    @Test func nonFiniteTimesDoNotTrap() throws {
+        let berlin = try loadZone("Europe/Berlin")
+        #expect(berlin.offset(at: .nan) == berlin.offset(at: 0))
+        #expect(berlin.offset(at: .infinity) == berlin.offset(at: 1e300))
+        _ = berlin.offset(at: -.infinity)
+        #expect(throws: LedgerQueryError.badBucket("anchor nan must be a finite time")) {
+            try LedgerQueries.bucketBoundaries(from: 0, to: 3600, anchor: .nan, interval: .hours(1), timeZone: berlin)
+        }
+        #expect(throws: LedgerQueryError.tooManyBuckets(Int.max)) {
+            try LedgerQueries.bucketBoundaries(from: -.infinity, to: 3600, anchor: 0, interval: .hours(1), timeZone: berlin)
+        }
+        #expect(throws: LedgerQueryError.self) {
+            try LedgerQueries.bucketBoundaries(from: -1e300, to: 1e300, anchor: 0, interval: .minutes(1), timeZone: .utc)
+        }
+    }
 }
 
 @Suite struct QueryTests {

@@ -44,6 +44,23 @@ import Testing
         #expect(after.lastSequence == 5 && after.isClean)
     }
 
+    @Test func offsetsBeyondTheFormatAreCappedNotLostOnRestart() throws {
+        // A zone rule may claim +20 h; the line format refuses more than 18 h as corruption.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        var farEast = options()
+        farEast.timeZone = .fixed(seconds: 20 * 3600)
+        let service = try LedgerService(stateDirectory: dir, options: farEast, logger: .silent)
+        service.addDetectedSteps(times: steps(10, from: t0), distance: 7, activity: .walking, now: t0 + 5)
+        try service.addSample(ExternalSample(start: t0 + 10, end: t0 + 20, steps: 12, source: phone), now: t0 + 30)
+        service.shutdown(now: t0 + 31)
+        let report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.records == 2 && report.isClean)
+        let again = try LedgerService(stateDirectory: dir, options: farEast, logger: .silent)
+        #expect(again.recordedSteps == 22)
+        #expect(again.changes(after: 0, limit: 10).records.map(\.utcOffset) == [18 * 3600, 18 * 3600])
+    }
+
     @Test func activityChangeCutsARecord() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }

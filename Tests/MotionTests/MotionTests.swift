@@ -167,6 +167,26 @@ private func syntheticWalk(seconds: Double, rate: Double, cadence: Double = 1.8,
         #expect(engine.totalSteps == times.count)
     }
 
+    @Test func timestampsTooLargeToBinAreIgnoredNotFatal() {
+        // A corrupt recording or clock: binning these would overflow Int64 and trap.
+        var engine = MotionEngine()
+        var classic = ClassicPedometer()
+        var times: [Double] = []
+        for s in syntheticWalk(seconds: 30, rate: 40) {
+            for bad in [1e300, -1e300, 4e17, .infinity, .nan] {
+                let corrupt = AccelSample(t: bad, x: s.x, y: s.y, z: s.z)
+                #expect(engine.process(corrupt) == nil)
+                #expect(classic.process(corrupt) == 0)
+            }
+            if let u = engine.process(s) { times += u.stepTimes }
+            classic.process(s)
+        }
+        if let u = engine.finish() { times += u.stepTimes }
+        #expect(engine.totalSteps == times.count)
+        #expect(times.allSatisfy { $0 >= 0 && $0 <= 30 })
+        #expect(engine.totalSteps == steps(syntheticWalk(seconds: 30, rate: 40)))
+    }
+
     @Test func slowSensorAt12HzStillCounts() {
         let analysis = RecordingAnalysis.run(syntheticWalk(seconds: 60, rate: 12.5))
         #expect(abs(analysis.steps - 108) <= 4)

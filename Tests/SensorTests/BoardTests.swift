@@ -123,6 +123,9 @@ struct BoardTests {
          "f.toml:3: range_g: unexpected '4' after the value (comments start with #)"),
         ("name = \"x\"\nbus = \"simulated\"\naddress = 0xZZ",
          "f.toml:3: address: '0xZZ' is not a hex integer"),
+        // A sign inside the hex digits used to parse to Int.min and trap when negated.
+        ("name = \"x\"\nbus = \"simulated\"\naddress = -0x-8000000000000000",
+         "f.toml:3: address: '-0x-8000000000000000' is not a hex integer"),
         ("name = \"x\"\nbus = \"simulated\"\nrange_g = four",
          "f.toml:3: range_g: 'four' is not a value: use \"text\", a number, true/false or [\"a\", \"b\"]"),
         ("name = \"x\"\nbus = \"simulated\"\naxis_remap = [\"x\", 1]",

@@ -226,4 +226,15 @@ struct BusErrorTests {
         #expect(try sim.bus.readRegisters(address: 0x18, 0x20, count: 4) == [0x47, 0x47, 0x47, 0x47])
         #expect(try sim.bus.readRegisters(address: 0x18, 0xA0, count: 4) == [0x47, 0, 0, 0x88])
     }
+
+    @Test("a negative read count is refused like i2c-dev refuses it, not a crash")
+    func negativeReadCount() throws {
+        let sim = SimulatedSensor(model: .lis3dh, samples: [], clock: FakeClock())
+        #expect {
+            _ = try sim.bus.writeRead(address: 0x18, [LIS3DH.Register.whoAmI], readCount: -1)
+        } throws: { error in
+            (error as? I2CError)?.errno == EINVAL
+        }
+        #expect(try sim.bus.readRegister(address: 0x18, LIS3DH.Register.whoAmI) == LIS3DH.whoAmIValue)
+    }
 }
