@@ -1,46 +1,182 @@
-/// Gives FIFO samples monotonic timestamps. A burst read at time T holding n samples at the
-/// nominal period p ends with a sample taken within the last period, so its observed time is
-/// about T - p/2 (or exactly the data-ready edge when one is known). Samples are spaced exactly p
-/// apart and the phase is pulled a tenth of the way towards each observation (at most p/4 per
-/// burst), so read-time jitter does not accumulate and the chip's own clock error is followed.
+/// Gives FIFO samples timestamps on the sensor clock that follow the chip's own oscillator,
+/// which is not its nominal rate: the MPU-6050's is specified at ±3 % plus ±1 % over
+/// temperature, the LIS3DH's is not trimmed at all.
+///
+/// The true sample period is estimated from sample counts and read times over many bursts, as
+/// the kernel's inv_mpu6050 driver does from its interrupt timestamps. Each burst gives one
+/// observation: the index of its newest sample (counted since the timeline was anchored) and
+/// when that sample was taken, either the data-ready edge when one is known or the read time
+/// minus half a period (the newest sample came within the last period before the read). A
+/// least-squares line through the observations of the last `window` seconds gives the period
+/// (its slope) and where the samples lie (the line itself). Read jitter of a period or more
+/// averages out over the window's bursts.
+///
+/// Samples are spaced at the estimated period, each burst continuing where the last one ended,
+/// and the phase is pulled a fifth of the way towards the line (at most a quarter period per
+/// burst), so timestamps stay continuous and evenly spaced.
+///
+/// Bounds, so a single bad read time cannot pull it: an observation further than
+/// `outlierLimit` from the line is left out of the fit (three in a row mean the line is stale,
+/// and the fit restarts from them); the period stays within ±`maxClockError` of nominal; and
+/// the timeline re-anchors (jumps, which the caller treats as a gap) only when two bursts in a
+/// row disagree with it by more than `reanchorThreshold`. Real data loss (FIFO overflow, chip
+/// reset, bus failure) is the caller's to report: it calls `reset()`, which drops the phase and
+/// the observations but keeps the period, since the oscillator is still the same.
 public struct SampleTimeline: Sendable {
-    public let period: Double
-    private var nextTime: Double?
-    /// Observations further off than this re-anchor the timeline (the burst was late or the
-    /// FIFO lost data); the caller marks a gap.
-    public let reanchorThreshold: Double
-
-    public init(rate: Double) {
-        period = 1 / rate
-        reanchorThreshold = max(0.25, 8 / rate)
+    struct Observation: Sendable {
+        var index: Double
+        var time: Double
     }
 
-    public mutating func reset() { nextTime = nil }
+    /// Seconds of observations the fit uses: long enough to average read jitter out, short
+    /// enough to follow an oscillator drifting with temperature (a drift of d %/min makes the
+    /// estimate lag by about d × window / 120 %).
+    public static let window = 20.0
+    static let maxObservations = 96
+    /// The slope is trusted once the observations span this long.
+    static let minimumSpan = 2.0
+    public static let maxClockError = 0.2
+    static let phaseGain = 0.2
+    static let restartAfterRejections = 3
+
+    public let nominalPeriod: Double
+    /// The current estimate of the chip's sample period on the sensor clock.
+    public private(set) var period: Double
+    /// Disagreement (seconds) that re-anchors when it lasts two bursts.
+    public let reanchorThreshold: Double
+    /// Observations further than this from the line are left out of the fit.
+    public let outlierLimit: Double
+    /// True once the period has been measured (it survives `reset()`).
+    public private(set) var hasEstimate = false
+
+    private var nextTime: Double?
+    private var nextIndex = 0
+    private var observations: [Observation] = []
+    private var rejected: [Observation] = []
+    private var disagreedLastBurst = false
+
+    public init(rate: Double) {
+        nominalPeriod = 1 / rate
+        period = nominalPeriod
+        reanchorThreshold = max(0.25, 8 / rate)
+        outlierLimit = max(0.04, 2 / rate)
+    }
+
+    /// The estimated sample rate of the chip, nil until it has been measured.
+    public var estimatedRate: Double? { hasEstimate ? 1 / period : nil }
+
+    /// Forget the phase after real data loss; the period estimate is kept.
+    public mutating func reset() {
+        nextTime = nil
+        nextIndex = 0
+        observations.removeAll(keepingCapacity: true)
+        rejected.removeAll()
+        disagreedLastBurst = false
+    }
 
     /// Timestamps for `count` samples read at `readTime`; `lastSampleTime` is the newest
     /// sample's exact time when a data-ready edge gives it. Returns the times and whether the
     /// timeline had to re-anchor.
-    public mutating func assign(count: Int, readTime: Double, lastSampleTime: Double? = nil) -> (times: [Double], reanchored: Bool) {
+    public mutating func assign(count: Int, readTime: Double, lastSampleTime: Double? = nil)
+        -> (times: [Double], reanchored: Bool)
+    {
         guard count > 0 else { return ([], false) }
         let observedLast = lastSampleTime ?? (readTime - period / 2)
-        var reanchored = false
-        var first: Double
-        if let next = nextTime {
-            let expectedLast = next + Double(count - 1) * period
-            let error = observedLast - expectedLast
-            if abs(error) > reanchorThreshold {
-                first = observedLast - Double(count - 1) * period
-                reanchored = true
-            } else {
-                first = next + max(-period / 4, min(period / 4, error * 0.1))
-            }
-        } else {
-            first = observedLast - Double(count - 1) * period
+        guard let next = nextTime else {
+            return (anchor(count: count, observedLast: observedLast), false)
         }
+        let newestIndex = Double(nextIndex + count - 1)
+        let disagreement = observedLast - (next + Double(count - 1) * period)
+        if abs(disagreement) > reanchorThreshold {
+            if disagreedLastBurst {
+                observations.removeAll(keepingCapacity: true)
+                rejected.removeAll()
+                disagreedLastBurst = false
+                nextIndex = 0
+                return (anchor(count: count, observedLast: observedLast), true)
+            }
+            // One late (or early) read: carry on with the timeline and see what the next says.
+            disagreedLastBurst = true
+            return (spaced(from: next, count: count), false)
+        }
+        disagreedLastBurst = false
+        observe(Observation(index: newestIndex, time: observedLast))
+        let expectedLast = next + Double(count - 1) * period
+        let target = line(at: newestIndex) ?? observedLast
+        let pull = max(-period / 4, min(period / 4, (target - expectedLast) * Self.phaseGain))
+        return (spaced(from: next + pull, count: count), false)
+    }
+
+    // MARK: - Private
+
+    private mutating func anchor(count: Int, observedLast: Double) -> [Double] {
+        nextIndex = 0
+        observe(Observation(index: Double(count - 1), time: observedLast))
+        return spaced(from: observedLast - Double(count - 1) * period, count: count)
+    }
+
+    private mutating func spaced(from first: Double, count: Int) -> [Double] {
         var times: [Double] = []
         times.reserveCapacity(count)
         for i in 0..<count { times.append(first + Double(i) * period) }
         nextTime = first + Double(count) * period
-        return (times, reanchored)
+        nextIndex += count
+        return times
+    }
+
+    private mutating func observe(_ observation: Observation) {
+        if fitted, let predicted = line(at: observation.index), abs(observation.time - predicted) > outlierLimit {
+            rejected.append(observation)
+            guard rejected.count >= Self.restartAfterRejections else { return }
+            // Several in a row disagree with the line: the line is what is wrong.
+            observations = rejected
+            rejected.removeAll()
+        } else {
+            rejected.removeAll()
+            observations.append(observation)
+        }
+        if let newest = observations.last {
+            let cut = observations.firstIndex { newest.time - $0.time <= Self.window } ?? 0
+            let excess = max(cut, observations.count - Self.maxObservations)
+            if excess > 0 { observations.removeFirst(excess) }
+        }
+        fitPeriod()
+    }
+
+    /// Least squares on centred values (indices and times are large, their spreads small).
+    private mutating func fitPeriod() {
+        guard fitted else { return }
+        let n = Double(observations.count)
+        let meanIndex = observations.reduce(0) { $0 + $1.index } / n
+        let meanTime = observations.reduce(0) { $0 + $1.time } / n
+        var sxx = 0.0, sxy = 0.0
+        for o in observations {
+            sxx += (o.index - meanIndex) * (o.index - meanIndex)
+            sxy += (o.index - meanIndex) * (o.time - meanTime)
+        }
+        guard sxx > 0 else { return }
+        let slope = sxy / sxx
+        guard slope.isFinite else { return }
+        let lower = nominalPeriod / (1 + Self.maxClockError)
+        let upper = nominalPeriod / (1 - Self.maxClockError)
+        period = max(lower, min(upper, slope))
+        hasEstimate = true
+    }
+
+    /// The observations span enough time for their slope to be the period: only then can one
+    /// be judged an outlier (before, the line may still have the nominal slope).
+    private var fitted: Bool {
+        guard observations.count >= 3, let first = observations.first, let last = observations.last else { return false }
+        return last.time - first.time >= Self.minimumSpan
+    }
+
+    /// Where the observations put the sample with `index`: through their centre with the
+    /// estimated period as slope; nil without observations.
+    private func line(at index: Double) -> Double? {
+        guard !observations.isEmpty else { return nil }
+        let n = Double(observations.count)
+        let meanIndex = observations.reduce(0) { $0 + $1.index } / n
+        let meanTime = observations.reduce(0) { $0 + $1.time } / n
+        return meanTime + (index - meanIndex) * period
     }
 }
