@@ -26,6 +26,9 @@ public protocol EmulatedChip: AnyObject {
     func register(_ register: UInt8) -> UInt8
     /// Samples produced since creation (FIFO or not).
     var samplesProduced: Int { get }
+    /// Sensor time at which the newest sample was taken, on the chip's true clock (what a
+    /// perfect data-ready edge would say): measurements compare timestamps with it.
+    var newestSampleTime: Double { get }
 }
 
 /// Produces samples on a grid at the chip's current rate as its own oscillator runs it (the

@@ -24,6 +24,7 @@ public final class MPU6050Emulator: EmulatedChip {
     }
 
     public var samplesProduced: Int { producer.produced }
+    public var newestSampleTime: Double { producer.lastSampleTime }
     public var fifoCount: Int { fifo.count }
     public func register(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
 

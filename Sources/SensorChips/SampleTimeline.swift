@@ -6,10 +6,11 @@
 /// the kernel's inv_mpu6050 driver does from its interrupt timestamps. Each burst gives one
 /// observation: the index of its newest sample (counted since the timeline was anchored) and
 /// when that sample was taken, either the data-ready edge when one is known or the read time
-/// minus half a period (the newest sample came within the last period before the read). A
-/// least-squares line through the observations of the last `window` seconds gives the period
-/// (its slope) and where the samples lie (the line itself). Read jitter of a period or more
-/// averages out over the window's bursts.
+/// minus half a period (the newest sample came within the last period before the read). Over
+/// the observations of the last `window` seconds, the period is the middle of the interval
+/// every pair of them allows (a least-squares slope when one read stamped late makes them
+/// contradict each other), and the line through them with that slope says where the samples
+/// lie. The supervisor spreads its reads over the sample period so the interval narrows.
 ///
 /// Samples are spaced at the estimated period, each burst continuing where the last one ended,
 /// and the phase is pulled a fifth of the way towards the line (at most a quarter period per
@@ -23,8 +24,13 @@
 /// reset, bus failure) is the caller's to report: it calls `reset()`, which drops the phase and
 /// the observations but keeps the period, since the oscillator is still the same.
 public struct SampleTimeline: Sendable {
+    /// Sample `index` was taken at or before `bound` and, when `width` is 1, less than one
+    /// period before it (the read-time case); `width` 0 is an exact edge time. `time` is the
+    /// point estimate the line is fitted to.
     struct Observation: Sendable {
         var index: Double
+        var bound: Double
+        var width: Double
         var time: Double
     }
 
@@ -38,6 +44,8 @@ public struct SampleTimeline: Sendable {
     public static let maxClockError = 0.2
     static let phaseGain = 0.2
     static let restartAfterRejections = 3
+    /// Seconds between reading the clock and the FIFO count reaching the chip.
+    static let readTolerance = 0.002
 
     public let nominalPeriod: Double
     /// The current estimate of the chip's sample period on the sensor clock.
@@ -81,9 +89,11 @@ public struct SampleTimeline: Sendable {
         -> (times: [Double], reanchored: Bool)
     {
         guard count > 0 else { return ([], false) }
-        let observedLast = lastSampleTime ?? (readTime - period / 2)
+        let bound = lastSampleTime ?? readTime
+        let width: Double = lastSampleTime == nil ? 1 : 0
+        let observedLast = bound - width * period / 2
         guard let next = nextTime else {
-            return (anchor(count: count, observedLast: observedLast), false)
+            return (anchor(count: count, bound: bound, width: width), false)
         }
         let newestIndex = Double(nextIndex + count - 1)
         let disagreement = observedLast - (next + Double(count - 1) * period)
@@ -93,14 +103,14 @@ public struct SampleTimeline: Sendable {
                 rejected.removeAll()
                 disagreedLastBurst = false
                 nextIndex = 0
-                return (anchor(count: count, observedLast: observedLast), true)
+                return (anchor(count: count, bound: bound, width: width), true)
             }
             // One late (or early) read: carry on with the timeline and see what the next says.
             disagreedLastBurst = true
             return (spaced(from: next, count: count), false)
         }
         disagreedLastBurst = false
-        observe(Observation(index: newestIndex, time: observedLast))
+        observe(Observation(index: newestIndex, bound: bound, width: width, time: observedLast))
         let expectedLast = next + Double(count - 1) * period
         let target = line(at: newestIndex) ?? observedLast
         let pull = max(-period / 4, min(period / 4, (target - expectedLast) * Self.phaseGain))
@@ -109,9 +119,10 @@ public struct SampleTimeline: Sendable {
 
     // MARK: - Private
 
-    private mutating func anchor(count: Int, observedLast: Double) -> [Double] {
+    private mutating func anchor(count: Int, bound: Double, width: Double) -> [Double] {
         nextIndex = 0
-        observe(Observation(index: Double(count - 1), time: observedLast))
+        let observedLast = bound - width * period / 2
+        observe(Observation(index: Double(count - 1), bound: bound, width: width, time: observedLast))
         return spaced(from: observedLast - Double(count - 1) * period, count: count)
     }
 
@@ -143,9 +154,41 @@ public struct SampleTimeline: Sendable {
         fitPeriod()
     }
 
+    /// The period every pair of observations allows: between two reads the chip produced the
+    /// samples counted, so p × (Δindex + width of the later) ≥ Δt and p × (Δindex − width of
+    /// the earlier) ≤ Δt, widened by `readTolerance` (the clock is read a little before the
+    /// FIFO count). Read phases differ from burst to burst, so the interval narrows to well
+    /// under the quantisation a regression on read times suffers; its middle is the estimate.
+    /// nil when the bounds contradict each other (a read stamped too late), and then the
+    /// regression answers.
+    private func feasiblePeriod() -> Double? {
+        var lower = 0.0
+        var upper = Double.infinity
+        for j in observations.indices {
+            let a = observations[j]
+            for k in observations.indices where k > j {
+                let b = observations[k]
+                let steps = b.index - a.index
+                let elapsed = b.bound - a.bound
+                guard steps > 1 else { continue }
+                lower = max(lower, (elapsed - Self.readTolerance) / (steps + b.width))
+                upper = min(upper, (elapsed + Self.readTolerance) / (steps - a.width))
+            }
+        }
+        guard lower > 0, upper.isFinite, lower <= upper else { return nil }
+        return (lower + upper) / 2
+    }
+
     /// Least squares on centred values (indices and times are large, their spreads small).
     private mutating func fitPeriod() {
         guard fitted else { return }
+        let lower = nominalPeriod / (1 + Self.maxClockError)
+        let upper = nominalPeriod / (1 - Self.maxClockError)
+        if let feasible = feasiblePeriod() {
+            period = max(lower, min(upper, feasible))
+            hasEstimate = true
+            return
+        }
         let n = Double(observations.count)
         let meanIndex = observations.reduce(0) { $0 + $1.index } / n
         let meanTime = observations.reduce(0) { $0 + $1.time } / n
@@ -157,8 +200,6 @@ public struct SampleTimeline: Sendable {
         guard sxx > 0 else { return }
         let slope = sxy / sxx
         guard slope.isFinite else { return }
-        let lower = nominalPeriod / (1 + Self.maxClockError)
-        let upper = nominalPeriod / (1 - Self.maxClockError)
         period = max(lower, min(upper, slope))
         hasEstimate = true
     }

@@ -381,12 +381,23 @@ public final class SensorSupervisor {
             }
             recordRate(now: now, count: samples.count)
             lastBurstTime = now
-            due = now + burstInterval
+            due = now + burstInterval + readPhaseDither()
             return SensorBatch(samples: samples, gapBeforeSamples: gapNow)
         }
     }
 
     // MARK: - Bookkeeping
+
+    /// Moves each read to a different point of the chip's sample period (a golden-ratio
+    /// sequence, so the offsets spread evenly; steps of under one period, so they do not add
+    /// up): reads that always land at the same phase, or creep through it, tell the timeline
+    /// little about the chip's period, reads spread over the period pin it down.
+    private func readPhaseDither() -> Double {
+        let golden = 0.618_033_988_749_895
+        func offset(_ k: Int) -> Double { (Double(k % 1_000_003) * golden).truncatingRemainder(dividingBy: 1) }
+        let period = 1 / (driver?.sampleRate ?? SensorSupervisor.deliveredRate)
+        return (offset(burstCount) - offset(burstCount - 1)) * period
+    }
 
     private func markGap(resetTimeline: Bool = true) {
         pendingGap = true
