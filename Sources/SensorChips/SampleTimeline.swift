@@ -27,6 +27,11 @@ public struct SampleTimeline: Sendable {
     /// Sample `index` was taken at or before `bound` and, when `width` is 1, less than one
     /// period before it (the read-time case); `width` 0 is an exact edge time. `time` is the
     /// point estimate the line is fitted to.
+    struct Estimate: Sendable {
+        var time: Double
+        var period: Double
+    }
+
     struct Observation: Sendable {
         var index: Double
         var bound: Double
@@ -44,6 +49,8 @@ public struct SampleTimeline: Sendable {
     public static let maxClockError = 0.2
     static let phaseGain = 0.2
     static let restartAfterRejections = 3
+    /// Seconds of window estimates the drift trend is taken from.
+    static let trendSpan = 90.0
     /// Seconds between reading the clock and the FIFO count reaching the chip.
     static let readTolerance = 0.002
 
@@ -62,6 +69,7 @@ public struct SampleTimeline: Sendable {
     private var observations: [Observation] = []
     private var rejected: [Observation] = []
     private var disagreedLastBurst = false
+    private var averages: [Estimate] = []
 
     public init(rate: Double) {
         nominalPeriod = 1 / rate
@@ -80,6 +88,7 @@ public struct SampleTimeline: Sendable {
         observations.removeAll(keepingCapacity: true)
         rejected.removeAll()
         disagreedLastBurst = false
+        averages.removeAll()
     }
 
     /// Timestamps for `count` samples read at `readTime`; `lastSampleTime` is the newest
@@ -156,12 +165,10 @@ public struct SampleTimeline: Sendable {
 
     /// The period every pair of observations allows: between two reads the chip produced the
     /// samples counted, so p × (Δindex + width of the later) ≥ Δt and p × (Δindex − width of
-    /// the earlier) ≤ Δt, widened by `readTolerance` (the clock is read a little before the
-    /// FIFO count). Read phases differ from burst to burst, so the interval narrows to well
-    /// under the quantisation a regression on read times suffers; its middle is the estimate.
-    /// nil when the bounds contradict each other (a read stamped too late), and then the
-    /// regression answers.
-    private func feasiblePeriod() -> Double? {
+    /// the earlier) ≤ Δt, each widened by `tolerance`. Read phases differ from burst to burst,
+    /// so the interval narrows to well under the quantisation a regression on read times
+    /// suffers. nil when the bounds contradict each other.
+    private func periodInterval(tolerance: Double) -> (lower: Double, upper: Double)? {
         var lower = 0.0
         var upper = Double.infinity
         for j in observations.indices {
@@ -171,12 +178,55 @@ public struct SampleTimeline: Sendable {
                 let steps = b.index - a.index
                 let elapsed = b.bound - a.bound
                 guard steps > 1 else { continue }
-                lower = max(lower, (elapsed - Self.readTolerance) / (steps + b.width))
-                upper = min(upper, (elapsed + Self.readTolerance) / (steps - a.width))
+                lower = max(lower, (elapsed - tolerance) / (steps + b.width))
+                upper = min(upper, (elapsed + tolerance) / (steps - a.width))
             }
         }
         guard lower > 0, upper.isFinite, lower <= upper else { return nil }
-        return (lower + upper) / 2
+        return (lower, upper)
+    }
+
+    /// The middle of the interval at the read tolerance; when the observations contradict each
+    /// other there (a drifting oscillator bends the line over the window, a read was stamped a
+    /// little late), at the smallest tolerance that reconciles them, found by bisection up to
+    /// `outlierLimit`: the period that keeps the worst disagreement smallest.
+    private func feasiblePeriod() -> Double? {
+        if let interval = periodInterval(tolerance: Self.readTolerance) { return (interval.lower + interval.upper) / 2 }
+        guard var found = periodInterval(tolerance: outlierLimit) else { return nil }
+        var low = Self.readTolerance
+        var high = outlierLimit
+        for _ in 0..<20 {
+            let middle = (low + high) / 2
+            if let interval = periodInterval(tolerance: middle) {
+                found = interval
+                high = middle
+            } else {
+                low = middle
+            }
+        }
+        return (found.lower + found.upper) / 2
+    }
+
+    /// The window's period belongs to its middle; a drifting oscillator (warming up) has moved
+    /// on since. The trend of the window estimates over the last `trendSpan` seconds (a
+    /// regression on time: long, so the trend itself is quiet) carries it forward to the newest
+    /// observation. Without drift the trend is about zero and so is the correction.
+    private mutating func trendCorrected(_ average: Double) -> Double {
+        guard let first = observations.first, let last = observations.last else { return average }
+        let middle = (first.time + last.time) / 2
+        averages.append(Estimate(time: middle, period: average))
+        if let cut = averages.firstIndex(where: { middle - $0.time <= Self.trendSpan }), cut > 0 { averages.removeFirst(cut) }
+        guard let oldest = averages.first, middle - oldest.time >= Self.trendSpan / 2 else { return average }
+        let n = Double(averages.count)
+        let meanTime = averages.reduce(0) { $0 + $1.time } / n
+        let meanPeriod = averages.reduce(0) { $0 + $1.period } / n
+        var stt = 0.0, stp = 0.0
+        for a in averages {
+            stt += (a.time - meanTime) * (a.time - meanTime)
+            stp += (a.time - meanTime) * (a.period - meanPeriod)
+        }
+        guard stt > 0 else { return average }
+        return average + stp / stt * (last.time - middle)
     }
 
     /// Least squares on centred values (indices and times are large, their spreads small).
@@ -185,7 +235,7 @@ public struct SampleTimeline: Sendable {
         let lower = nominalPeriod / (1 + Self.maxClockError)
         let upper = nominalPeriod / (1 - Self.maxClockError)
         if let feasible = feasiblePeriod() {
-            period = max(lower, min(upper, feasible))
+            period = max(lower, min(upper, trendCorrected(feasible)))
             hasEstimate = true
             return
         }
