@@ -46,6 +46,8 @@ public struct SampleTimeline: Sendable {
     static let maxObservations = 96
     /// The slope is trusted once the observations span this long.
     static let minimumSpan = 2.0
+    /// A provisional period is taken from observations spanning this long.
+    static let provisionalSpan = 0.4
     public static let maxClockError = 0.2
     static let phaseGain = 0.2
     static let restartAfterRejections = 3
@@ -70,6 +72,9 @@ public struct SampleTimeline: Sendable {
     private var rejected: [Observation] = []
     private var disagreedLastBurst = false
     private var averages: [Estimate] = []
+    /// The period was measured before the last reset and is kept until the new observations
+    /// span half a window.
+    private var carriedOver = false
 
     public init(rate: Double) {
         nominalPeriod = 1 / rate
@@ -89,6 +94,7 @@ public struct SampleTimeline: Sendable {
         rejected.removeAll()
         disagreedLastBurst = false
         averages.removeAll()
+        carriedOver = hasEstimate
     }
 
     /// Timestamps for `count` samples read at `readTime`; `lastSampleTime` is the newest
@@ -231,9 +237,25 @@ public struct SampleTimeline: Sendable {
 
     /// Least squares on centred values (indices and times are large, their spreads small).
     private mutating func fitPeriod() {
-        guard fitted else { return }
         let lower = nominalPeriod / (1 + Self.maxClockError)
         let upper = nominalPeriod / (1 - Self.maxClockError)
+        if carriedOver {
+            // A period measured before a reset is better than one from a few seconds after it.
+            guard let first = observations.first, let last = observations.last,
+                  last.time - first.time >= Self.window / 2 else { return }
+            carriedOver = false
+        }
+        guard fitted else {
+            // Until the span is long enough to trust, a rough period from the few reads there
+            // are still beats the nominal one (a measured one, kept over a reset, beats both): a chip 15 % fast would otherwise run the
+            // timeline off by more than the re-anchor threshold within a few bursts.
+            guard !hasEstimate, observations.count >= 2, let first = observations.first, let last = observations.last,
+                  last.time - first.time >= Self.provisionalSpan,
+                  let interval = periodInterval(tolerance: Self.readTolerance) ?? periodInterval(tolerance: outlierLimit)
+            else { return }
+            period = max(lower, min(upper, (interval.lower + interval.upper) / 2))
+            return
+        }
         if let feasible = feasiblePeriod() {
             period = max(lower, min(upper, trendCorrected(feasible)))
             hasEstimate = true

@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    @Test("the period converges to the chip's within 0.2 % after 30 s", arguments: [-5.0, -2.0, 2.0, 5.0])
+    @Test("the period converges to the chip's within 0.2 % after 30 s", arguments: [-15.0, -5.0, -2.0, 2.0, 5.0, 15.0])
     func convergence(errorPercent: Double) {
         for (rate, interval) in [(40.0, 1.0), (50.0, 0.5)] {
             var chip = Chip(period: 1 / (rate * (1 + errorPercent / 100)))
