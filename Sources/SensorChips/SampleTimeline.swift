@@ -24,9 +24,9 @@
 /// reset, bus failure) is the caller's to report: it calls `reset()`, which drops the phase and
 /// the observations but keeps the period, since the oscillator is still the same.
 public struct SampleTimeline: Sendable {
-    /// Sample `index` was taken at or before `bound` and, when `width` is 1, less than one
-    /// period before it (the read-time case); `width` 0 is an exact edge time. `time` is the
-    /// point estimate the line is fitted to.
+    /// Sample `index` was taken at or before `bound` (the read time) and less than `width`
+    /// periods before it: 1 from the read time alone, less when a data-ready edge narrows it.
+    /// `time` is the point estimate the line is fitted to.
     struct Estimate: Sendable {
         var time: Double
         var period: Double
@@ -104,11 +104,20 @@ public struct SampleTimeline: Sendable {
         -> (times: [Double], reanchored: Bool)
     {
         guard count > 0 else { return ([], false) }
-        let bound = lastSampleTime ?? readTime
-        let width: Double = lastSampleTime == nil ? 1 : 0
-        let observedLast = bound - width * period / 2
+        // The newest sample came after readTime - period, or at the edge when one is known; a
+        // sample may still have arrived between the edge and the FIFO count, so the edge
+        // narrows the range (to [edge, readTime]) rather than replacing the read time.
+        var bound = readTime
+        var width = 1.0
+        var observedLast = readTime - period / 2
+        if let edge = lastSampleTime, edge > readTime - period {
+            // The line is read just after the clock: an edge may be a hair later than readTime.
+            bound = max(readTime, edge)
+            width = (bound - edge) / period
+            observedLast = edge
+        }
         guard let next = nextTime else {
-            return (anchor(count: count, bound: bound, width: width), false)
+            return (anchor(count: count, bound: bound, width: width, observedLast: observedLast), false)
         }
         let newestIndex = Double(nextIndex + count - 1)
         let disagreement = observedLast - (next + Double(count - 1) * period)
@@ -118,7 +127,7 @@ public struct SampleTimeline: Sendable {
                 rejected.removeAll()
                 disagreedLastBurst = false
                 nextIndex = 0
-                return (anchor(count: count, bound: bound, width: width), true)
+                return (anchor(count: count, bound: bound, width: width, observedLast: observedLast), true)
             }
             // One late (or early) read: carry on with the timeline and see what the next says.
             disagreedLastBurst = true
@@ -134,9 +143,8 @@ public struct SampleTimeline: Sendable {
 
     // MARK: - Private
 
-    private mutating func anchor(count: Int, bound: Double, width: Double) -> [Double] {
+    private mutating func anchor(count: Int, bound: Double, width: Double, observedLast: Double) -> [Double] {
         nextIndex = 0
-        let observedLast = bound - width * period / 2
         observe(Observation(index: Double(count - 1), bound: bound, width: width, time: observedLast))
         return spaced(from: observedLast - Double(count - 1) * period, count: count)
     }

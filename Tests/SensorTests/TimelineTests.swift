@@ -155,3 +155,23 @@ import Testing
         #expect(drifting.errorPercent(at: 3600) == Oscillator.limitPercent)
     }
 }
+
+extension TimelineTests {
+    @Test("data-ready edges converge too, also when a sample reaches the FIFO after the edge was read")
+    func edges() throws {
+        var chip = Chip(period: 1 / (40 * 1.03))
+        var line = SampleTimeline(rate: 40)
+        var time = 0.0
+        for (k, delay) in Self.delays(60).enumerated() {
+            time += 1 + delay
+            // Every fifth burst the edge was read a fifth of a period before the FIFO count.
+            let atEdge = chip.read(at: k % 5 == 3 ? time - chip.period * 0.2 : time)
+            let after = chip.read(at: time)
+            let result = line.assign(count: atEdge.count + after.count, readTime: time, lastSampleTime: atEdge.newest)
+            #expect(!result.reanchored)
+            if k >= 30 { #expect(abs((result.times.last ?? 0) - after.newest) < 0.01) }
+        }
+        let rate = try #require(line.estimatedRate)
+        #expect(abs(rate * chip.period - 1) < 0.002, "estimated \(rate) Hz")
+    }
+}
