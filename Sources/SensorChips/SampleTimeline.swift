@@ -5,16 +5,18 @@
 /// The true sample period is estimated from sample counts and read times over many bursts, as
 /// the kernel's inv_mpu6050 driver does from its interrupt timestamps. Each burst gives one
 /// observation: the index of its newest sample (counted since the timeline was anchored) and
-/// when that sample was taken, either the data-ready edge when one is known or the read time
-/// minus half a period (the newest sample came within the last period before the read). Over
-/// the observations of the last `window` seconds, the period is the middle of the interval
-/// every pair of them allows (a least-squares slope when one read stamped late makes them
-/// contradict each other), and the line through them with that slope says where the samples
-/// lie. The supervisor spreads its reads over the sample period so the interval narrows.
+/// the range of times it can have been taken: within the last period before the read, or from
+/// the data-ready edge to the read when an edge is known. Over the observations of the last
+/// `window` seconds, the period is the middle of the interval every pair of them allows; when
+/// they contradict each other (a read stamped late, an oscillator drifting over the window),
+/// the period that keeps the worst disagreement smallest. The trend of these window estimates
+/// carries a drifting oscillator's period forward to the newest read. Until the observations
+/// span `minimumSpan`, a provisional period from the first few reads stands in. The supervisor
+/// spreads its reads over the sample period so the interval narrows quickly.
 ///
 /// Samples are spaced at the estimated period, each burst continuing where the last one ended,
-/// and the phase is pulled a fifth of the way towards the line (at most a quarter period per
-/// burst), so timestamps stay continuous and evenly spaced.
+/// and the phase is pulled a fifth of the way towards the line through the observations (at
+/// most a quarter period per burst), so timestamps stay continuous and evenly spaced.
 ///
 /// Bounds, so a single bad read time cannot pull it: an observation further than
 /// `outlierLimit` from the line is left out of the fit (three in a row mean the line is stale,
@@ -24,14 +26,15 @@
 /// reset, bus failure) is the caller's to report: it calls `reset()`, which drops the phase and
 /// the observations but keeps the period, since the oscillator is still the same.
 public struct SampleTimeline: Sendable {
-    /// Sample `index` was taken at or before `bound` (the read time) and less than `width`
-    /// periods before it: 1 from the read time alone, less when a data-ready edge narrows it.
-    /// `time` is the point estimate the line is fitted to.
+    /// A window's period, belonging to the middle of its observations.
     struct Estimate: Sendable {
         var time: Double
         var period: Double
     }
 
+    /// Sample `index` was taken at or before `bound` (the read time) and less than `width`
+    /// periods before it: 1 from the read time alone, less when a data-ready edge narrows it.
+    /// `time` is the point estimate the line is fitted to.
     struct Observation: Sendable {
         var index: Double
         var bound: Double
@@ -39,9 +42,8 @@ public struct SampleTimeline: Sendable {
         var time: Double
     }
 
-    /// Seconds of observations the fit uses: long enough to average read jitter out, short
-    /// enough to follow an oscillator drifting with temperature (a drift of d %/min makes the
-    /// estimate lag by about d × window / 120 %).
+    /// Seconds of observations the fit uses: long enough for the reads to pin the period down,
+    /// short enough that an oscillator drifting with temperature bends the line little.
     public static let window = 20.0
     static let maxObservations = 96
     /// The slope is trusted once the observations span this long.
@@ -243,7 +245,9 @@ public struct SampleTimeline: Sendable {
         return average + stp / stt * (last.time - middle)
     }
 
-    /// Least squares on centred values (indices and times are large, their spreads small).
+    /// Updates the period from the observations: provisional before they span `minimumSpan`,
+    /// then the pairwise interval (trend-corrected), and a least-squares slope on centred
+    /// values (indices and times are large, their spreads small) if even that finds no period.
     private mutating func fitPeriod() {
         let lower = nominalPeriod / (1 + Self.maxClockError)
         let upper = nominalPeriod / (1 - Self.maxClockError)
@@ -255,8 +259,9 @@ public struct SampleTimeline: Sendable {
         }
         guard fitted else {
             // Until the span is long enough to trust, a rough period from the few reads there
-            // are still beats the nominal one (a measured one, kept over a reset, beats both): a chip 15 % fast would otherwise run the
-            // timeline off by more than the re-anchor threshold within a few bursts.
+            // are still beats the nominal one (a measured one, kept over a reset, beats both):
+            // a chip 15 % fast would otherwise run the timeline off by more than the re-anchor
+            // threshold within a few bursts.
             guard !hasEstimate, observations.count >= 2, let first = observations.first, let last = observations.last,
                   last.time - first.time >= Self.provisionalSpan,
                   let interval = periodInterval(tolerance: Self.readTolerance) ?? periodInterval(tolerance: outlierLimit)
