@@ -65,6 +65,9 @@ struct SensorBenchCommand: ParsableCommand {
             guard recording.count == 1 else { throw ValidationError("--clock-error needs exactly one --recording FILE") }
         } else if clockTable {
             guard !recording.isEmpty else { throw ValidationError("--clock-table needs at least one --recording FILE") }
+            guard chip == nil, drift == 0, !json, nominalStampsOut == nil, trueStampsOut == nil else {
+                throw ValidationError("--clock-table runs both chips at its own clock errors and prints a table: --chip, --drift, --json and the stamp files go with --clock-error")
+            }
         } else if chip != nil || !recording.isEmpty || json || check || drift != 0 || nominalStampsOut != nil || trueStampsOut != nil {
             throw ValidationError("--chip, --drift, --recording, --json, --check and the stamp files go with --clock-error (or --recording with --clock-table)")
         }
