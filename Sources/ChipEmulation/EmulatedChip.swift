@@ -26,21 +26,29 @@ public protocol EmulatedChip: AnyObject {
     func register(_ register: UInt8) -> UInt8
     /// Samples produced since creation (FIFO or not).
     var samplesProduced: Int { get }
+    /// Sensor time at which the newest sample was taken, on the chip's true clock (what a
+    /// perfect data-ready edge would say): measurements compare timestamps with it.
+    var newestSampleTime: Double { get }
 }
 
-/// Produces samples on a fixed grid at the chip's current rate, from a looped recording.
+/// Produces samples on a grid at the chip's current rate as its own oscillator runs it (the
+/// register-configured rate times the oscillator's error), from a looped recording.
 struct SampleProducer {
     var player: RecordingPlayer
+    let oscillator: Oscillator
     /// Time of the last sample produced (or of the last restart of the grid).
     var lastSampleTime: Double
     var produced = 0
 
-    init(samples: [AccelSample], now: Double) {
+    init(samples: [AccelSample], now: Double, oscillator: Oscillator) {
         player = RecordingPlayer(samples: samples)
         lastSampleTime = now
+        self.oscillator = oscillator
     }
 
-    /// Calls `emit` for each sample due up to `time` at `rate` (none when rate is 0). When more
+    /// Calls `emit` for each sample due up to `time` at the nominal `rate` (none when rate is 0)
+    /// on the oscillator's true time base. The bus advances the chip before every transaction,
+    /// so holding a drifting oscillator's rate constant between advances is exact enough. When more
     /// than `keep` are due, only the last `keep` are generated (older ones would be overwritten
     /// anyway); `skipped` tells how many were not.
     mutating func run(until time: Double, rate: Double, keep: Int,
@@ -49,7 +57,7 @@ struct SampleProducer {
             lastSampleTime = max(lastSampleTime, time)
             return
         }
-        let period = 1 / rate
+        let period = 1 / (rate * oscillator.factor(at: lastSampleTime))
         var due = Int(((time - lastSampleTime) / period + 1e-9).rounded(.down))
         guard due > 0 else { return }
         var skipped = 0

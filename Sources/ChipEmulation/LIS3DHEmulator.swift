@@ -18,14 +18,16 @@ public final class LIS3DHEmulator: EmulatedChip {
     private var overrun = false
     private var producer: SampleProducer
 
-    public init(address: UInt8 = 0x18, samples: [AccelSample], clock: any SensorClock) {
+    /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
+    public init(address: UInt8 = 0x18, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
         self.address = address
         self.clock = clock
-        producer = SampleProducer(samples: samples, now: clock.now())
+        producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
         resetRegisters()
     }
 
     public var samplesProduced: Int { producer.produced }
+    public var newestSampleTime: Double { producer.lastSampleTime }
     public var fifoCount: Int { fifo.count }
     public func register(_ register: UInt8) -> UInt8 { registers[Int(register & 0x3F)] }
 

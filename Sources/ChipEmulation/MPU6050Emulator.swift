@@ -15,18 +15,20 @@ public final class MPU6050Emulator: EmulatedChip {
     private var fifo: [UInt8] = []
     private var producer: SampleProducer
 
-    public init(address: UInt8 = 0x68, samples: [AccelSample], clock: any SensorClock) {
+    /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
+    public init(address: UInt8 = 0x68, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
         self.address = address
         self.clock = clock
-        producer = SampleProducer(samples: samples, now: clock.now())
+        producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
         resetRegisters()
     }
 
     public var samplesProduced: Int { producer.produced }
+    public var newestSampleTime: Double { producer.lastSampleTime }
     public var fifoCount: Int { fifo.count }
     public func register(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
 
-    /// Current sample rate: 0 while sleeping.
+    /// Current nominal sample rate (from the registers): 0 while sleeping.
     public var sampleRate: Double {
         typealias R = MPU6050.Register
         if registers[Int(R.powerManagement1)] & MPU6050.Bits.sleep != 0 { return 0 }

@@ -43,6 +43,7 @@ public struct MotionEngine: Sendable {
     private var lastBin: Int64 = .min
     private var lastMagnitude = 0.0
 
+    private var timestamps = TimestampSanitizer()
     private var credited: [Double] = []
     private var pendingChange: ActivityState?
 
@@ -74,9 +75,10 @@ public struct MotionEngine: Sendable {
     public var floorsAvailable: Bool { false }
 
     public mutating func process(_ sample: AccelSample) -> MotionUpdate? {
-        let t = sample.t
-        guard sample.x.isFinite, sample.y.isFinite, sample.z.isFinite,
-              let b = timeBin(t, rate: Self.internalRate) else { return nil }
+        guard sample.t.isFinite, sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else { return nil }
+        // Small backward steps (burst boundaries) are absorbed; a real jump back still goes back.
+        let t = timestamps.admit(sample.t)
+        guard let b = timeBin(t, rate: Self.internalRate) else { return nil }
         // Created with the first sample so it sees every internal sample (as the Python model).
         if classifier == nil { classifier = ActivityClassifier(start: t, parameters: configuration.activity) }
         if b == bin {
@@ -105,6 +107,7 @@ public struct MotionEngine: Sendable {
     /// A discontinuity in the input (sensor reset, FIFO overflow): pending candidates are
     /// dropped and filters restart; nothing is bridged across it.
     public mutating func markGap() {
+        timestamps.reset()
         binCount = 0
         bin = .min
         lastBin = .min

@@ -49,12 +49,16 @@ public struct SensorStatus: Sendable, Equatable {
     public var gaps: Int
     /// Delivered samples per second over the last bursts; nil until two bursts have delivered.
     public var effectiveRate: Double?
+    /// The chip's own sample rate as the timeline measures it on the sensor clock (nominal rate
+    /// times its oscillator error); nil until measured.
+    public var estimatedRate: Double?
     public var lastError: String?
     public var rangeG: Int
 
     public init(model: ChipModel?, address: UInt8?, bus: String, health: SensorHealth, samples: Int, readErrors: Int,
                 overflows: Int, reinits: Int, resetsDetected: Int, gaps: Int, effectiveRate: Double?,
-                lastError: String?, rangeG: Int) {
+                lastError: String?, rangeG: Int, estimatedRate: Double? = nil) {
+        self.estimatedRate = estimatedRate
         self.model = model
         self.address = address
         self.bus = bus
@@ -134,6 +138,9 @@ public final class SensorSupervisor {
     public private(set) var events: [SensorEvent] = []
     /// FIFO bursts attempted, for measurements.
     public private(set) var burstCount = 0
+    /// Times the timeline had to re-anchor (two bursts in a row far off its estimate), for
+    /// measurements: a timeline that follows the chip's clock never does in steady streaming.
+    public private(set) var reanchors = 0
 
     public init(bus: any I2CBus, settings: SensorSettings, clock: any SensorClock,
                 dataReady: GPIODataReadyLine?, logger: EventLogger) {
@@ -166,6 +173,7 @@ public final class SensorSupervisor {
         var s = counters
         s.health = health(at: clock.now())
         s.effectiveRate = effectiveRate
+        s.estimatedRate = timeline.estimatedRate
         return s
     }
 
@@ -345,12 +353,16 @@ public final class SensorSupervisor {
             }
             var times: [Double] = []
             if !vectors.isEmpty {
+                // An edge is the newest sample's time only for the burst right after it was read.
                 let edge = driver.model == .mpu6050 ? lastEdgeTime : nil
+                lastEdgeTime = nil
                 let assigned = timeline.assign(count: vectors.count, readTime: now, lastSampleTime: edge)
                 times = assigned.times
-                if assigned.reanchored && deliveredAny {
-                    // The read came so late that timing could not be carried over: treat it as a gap.
-                    markGap(resetTimeline: false)
+                if assigned.reanchored {
+                    reanchors += 1
+                    // Two bursts in a row far off the timeline: timing could not be carried over,
+                    // so nothing is bridged across the jump.
+                    if deliveredAny { markGap(resetTimeline: false) }
                 }
             }
             var samples: [AccelSample] = []
@@ -369,12 +381,23 @@ public final class SensorSupervisor {
             }
             recordRate(now: now, count: samples.count)
             lastBurstTime = now
-            due = now + burstInterval
+            due = now + burstInterval + readPhaseDither()
             return SensorBatch(samples: samples, gapBeforeSamples: gapNow)
         }
     }
 
     // MARK: - Bookkeeping
+
+    /// Moves each read to a different point of the chip's sample period (a golden-ratio
+    /// sequence, so the offsets spread evenly; steps of under one period, so they do not add
+    /// up): reads that always land at the same phase, or creep through it, tell the timeline
+    /// little about the chip's period, reads spread over the period pin it down.
+    private func readPhaseDither() -> Double {
+        let golden = 0.618_033_988_749_895
+        func offset(_ k: Int) -> Double { (Double(k % 1_000_003) * golden).truncatingRemainder(dividingBy: 1) }
+        let period = 1 / (driver?.sampleRate ?? SensorSupervisor.deliveredRate)
+        return (offset(burstCount) - offset(burstCount - 1)) * period
+    }
 
     private func markGap(resetTimeline: Bool = true) {
         pendingGap = true

@@ -27,10 +27,15 @@ public struct StatusResult: RPCResult, Equatable {
         public var errors: Int
         public var overflows: Int
         public var reinits: Int
+        /// The chip's sample rate as measured on the sensor clock (its oscillator is not exactly
+        /// nominal); nil until measured.
         public var rateHz: Double?
+        /// Samples per second delivered to the motion core (40 after resampling); nil until known.
+        public var deliveredHz: Double?
         public var lastError: String?
         public init(model: String?, address: Int?, bus: String, health: SensorHealth, samples: Int, errors: Int,
-                    overflows: Int, reinits: Int, rateHz: Double?, lastError: String?) {
+                    overflows: Int, reinits: Int, rateHz: Double?, lastError: String?, deliveredHz: Double? = nil) {
+            self.deliveredHz = deliveredHz
             self.model = model
             self.address = address
             self.bus = bus
@@ -115,6 +120,7 @@ public struct StatusResult: RPCResult, Equatable {
             "overflows": .int(sensor.overflows),
             "reinits": .int(sensor.reinits),
             "rate_hz": .double(sensor.rateHz),
+            "delivered_hz": .double(sensor.deliveredHz),
         ]
         sensorObject["last_error"] = .string(sensor.lastError)
         var object: JSONObject = [

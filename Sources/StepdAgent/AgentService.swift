@@ -27,8 +27,8 @@ final class AgentService: StepdService {
             board: .init(name: snapshot.boardName, file: agent.sensor.boardFile),
             sensor: .init(model: sensor.model?.rawValue, address: sensor.address.map(Int.init), bus: sensor.bus,
                           health: sensor.health, samples: sensor.samples, errors: sensor.readErrors,
-                          overflows: sensor.overflows, reinits: sensor.reinits, rateHz: sensor.effectiveRate,
-                          lastError: sensor.lastError),
+                          overflows: sensor.overflows, reinits: sensor.reinits, rateHz: sensor.estimatedRate.map { rounded($0, 1000) },
+                          lastError: sensor.lastError, deliveredHz: sensor.effectiveRate.map { rounded($0, 100) }),
             capabilities: .init(stepCounting: true, distance: true, cadence: true, pace: true, floors: false,
                                 activity: true),
             stepsToday: snapshot.stepsToday,
@@ -46,6 +46,9 @@ final class AgentService: StepdService {
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }
+
+    /// Rates to the digits that mean something (a measured rate is good to about 0.01 %).
+    private func rounded(_ value: Double, _ scale: Double) -> Double { (value * scale).rounded() / scale }
 
     private func currentActivity() -> ActivityResult {
         let state = agent.currentActivity

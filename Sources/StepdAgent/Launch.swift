@@ -158,7 +158,8 @@ public enum AgentLauncher {
                 boardName: "simulated \(chip.rawValue)", boardFile: nil,
                 source: .simulated(model: chip, samples: samples, recordingName: recording,
                                    speed: options.replaySpeed ?? 1, faults: faults),
-                settings: SensorSettings(chip: chip)))
+                settings: SensorSettings(chip: chip), clockErrorPercent: options.sensorClockError ?? 0,
+                clockDriftPercentPerMinute: options.sensorClockDrift ?? 0))
         }
         if let path = options.boardPath {
             let board: Board
@@ -225,13 +226,17 @@ public enum AgentLauncher {
                 boardName: board.name, boardFile: file,
                 source: .simulated(model: chip, samples: samples, recordingName: name,
                                    speed: options.replaySpeed ?? board.replaySpeed ?? 1, faults: faults),
-                settings: simulated))
+                settings: simulated, clockErrorPercent: options.sensorClockError ?? 0,
+                clockDriftPercentPerMinute: options.sensorClockDrift ?? 0))
         case .linux(let devicePath):
             if options.replaySpeed != nil {
                 return .failure(PlanProblem(message: "--replay-speed applies to simulated boards only; \(file ?? "the board") uses \(devicePath)"))
             }
             if faults != nil {
                 return .failure(PlanProblem(message: "--inject-faults works only with a simulated board"))
+            }
+            if options.sensorClockError != nil || options.sensorClockDrift != nil {
+                return .failure(PlanProblem(message: "--sensor-clock-error and --sensor-clock-drift work only with a simulated board: a real chip has its own clock"))
             }
             return .success(SensorPlan(
                 boardName: board.name, boardFile: file,

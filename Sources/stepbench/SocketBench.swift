@@ -523,7 +523,9 @@ struct LoadReport {
         (after.value(atPath: "sensor.samples")?.int64Value ?? 0) - (before.value(atPath: "sensor.samples")?.int64Value ?? 0)
     }
     var sampleRate: Double { statusSeconds > 0 ? Double(samplesDelta) / statusSeconds : 0 }
-    var expectedRate: Double { before.value(atPath: "sensor.rate_hz")?.doubleValue ?? 0 }
+    var expectedRate: Double {
+        before.value(atPath: "sensor.delivered_hz")?.doubleValue ?? before.value(atPath: "sensor.rate_hz")?.doubleValue ?? 0
+    }
     var overflowsDelta: Int64 {
         (after.value(atPath: "sensor.overflows")?.int64Value ?? 0) - (before.value(atPath: "sensor.overflows")?.int64Value ?? 0)
     }

@@ -19,7 +19,7 @@ struct StatusCommand: ParsableCommand {
             ("agent", "stepd \(s["version"]?.stringValue ?? "?"), protocol \(formatInt(s["protocol_version"])), up \(TimeText.span(s["uptime_s"]?.doubleValue ?? 0))"),
             ("board", "\(s.value(atPath: "board.name")?.stringValue ?? "-")" + (s.value(atPath: "board.file")?.stringValue.map { " (\($0))" } ?? "")),
             ("sensor", "\(s.value(atPath: "sensor.model")?.stringValue ?? "none") at \(address) on \(s.value(atPath: "sensor.bus")?.stringValue ?? "-"): \(s.value(atPath: "sensor.health")?.stringValue ?? "?")"),
-            ("samples", "\(formatInt(s.value(atPath: "sensor.samples"))) at \(formatNumber(s.value(atPath: "sensor.rate_hz"))) Hz (errors \(formatInt(s.value(atPath: "sensor.errors"))), overflows \(formatInt(s.value(atPath: "sensor.overflows"))), re-inits \(formatInt(s.value(atPath: "sensor.reinits"))))"),
+            ("samples", "\(formatInt(s.value(atPath: "sensor.samples"))) at \(formatNumber(s.value(atPath: "sensor.delivered_hz"))) Hz, chip measured at \(formatNumber(s.value(atPath: "sensor.rate_hz"), digits: 2)) Hz (errors \(formatInt(s.value(atPath: "sensor.errors"))), overflows \(formatInt(s.value(atPath: "sensor.overflows"))), re-inits \(formatInt(s.value(atPath: "sensor.reinits"))))"),
         ]
         if let last = s.value(atPath: "sensor.last_error")?.stringValue { pairs.append(("last error", last)) }
         pairs.append(("steps", "today \(formatInt(s.value(atPath: "steps.today"))), since start \(formatInt(s.value(atPath: "steps.since_start")))"))

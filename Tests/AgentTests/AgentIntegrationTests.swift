@@ -21,8 +21,20 @@ import Testing
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--chip", "lis3dh", "--replay-speed", "10"])
         let status = try agent.waitForStatus { ($0.value(atPath: "sensor.samples")?.intValue ?? 0) > 200 }
         #expect(status.value(atPath: "sensor.model")?.stringValue == "lis3dh")
+        let delivered = status.value(atPath: "sensor.delivered_hz")?.doubleValue ?? 0
+        #expect(abs(delivered - 40) < 2, "delivered \(delivered) Hz")
+        // rate_hz is the chip's own rate as measured: the LIS3DH runs at 50 Hz.
         let rate = status.value(atPath: "sensor.rate_hz")?.doubleValue ?? 0
-        #expect(abs(rate - 40) < 2, "rate \(rate)")
+        #expect(abs(rate - 50) < 0.5, "rate \(rate)")
+        #expect(agent.terminate() == 0)
+    }
+
+    @Test func aChipClockFivePercentFastIsMeasuredNotLost() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "10",
+                                                 "--sensor-clock-error", "5"])
+        let status = try agent.waitForStatus { ($0.value(atPath: "sensor.samples")?.intValue ?? 0) > 400 }
+        let rate = status.value(atPath: "sensor.rate_hz")?.doubleValue ?? 0
+        #expect(abs(rate - 42) < 0.5, "rate \(rate)")
         #expect(agent.terminate() == 0)
     }
 

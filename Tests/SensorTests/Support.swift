@@ -29,10 +29,11 @@ struct Harness {
     var healthTrace: [SensorHealth] = []
 
     init(model: ChipModel, samples: [AccelSample] = walkingLike(), settings: SensorSettings? = nil,
-         faults: String? = nil, smbusOnly: Bool = false) throws {
+         faults: String? = nil, smbusOnly: Bool = false, clockErrorPercent: Double = 0, clockDrift: Double = 0) throws {
         clock = FakeClock()
         let schedule = try faults.map { spec throws in try FaultSchedule(parsing: spec) }
-        sim = SimulatedSensor(model: model, samples: samples, faults: schedule, smbusOnly: smbusOnly, clock: clock)
+        sim = SimulatedSensor(model: model, samples: samples, faults: schedule, smbusOnly: smbusOnly, clock: clock,
+                              clockErrorPercent: clockErrorPercent, clockDriftPercentPerMinute: clockDrift)
         supervisor = SensorSupervisor(bus: sim.bus, settings: settings ?? SensorSettings(chip: model), clock: clock,
                                       dataReady: nil, logger: log.logger)
     }

@@ -57,6 +57,8 @@ enum MetricsFormat {
         one("stepd_sensor_reinits_total", "counter", "Times the chip was probed and configured again.", Double(s.sensor.reinits))
         one("stepd_sensor_resets_total", "counter", "Chip resets detected (power glitches).", Double(s.sensor.resetsDetected))
         one("stepd_sensor_rate_hz", "gauge", "Effective sample rate over the last bursts.", s.sensor.effectiveRate ?? 0)
+        one("stepd_sensor_chip_rate_hz", "gauge", "The chip's own sample rate as measured on the sensor clock (0 until measured).",
+            s.sensor.estimatedRate ?? 0)
         metric("stepd_ledger_health", "gauge", "1 for the ledger's current health state.",
                ["ok", "degraded"].map { ("state=\"\($0)\"", $0 == s.ledgerHealthState ? 1 : 0) })
         one("stepd_ledger_records", "gauge", "Records in the ledger files.", Double(s.ledgerRecords))

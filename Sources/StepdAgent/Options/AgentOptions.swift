@@ -16,6 +16,9 @@ public struct AgentOptions: Sendable, Equatable {
     public var metricsInterval: Double = 15
     public var userHeight: Double?
     public var faultSchedule: String?
+    /// The simulated chip's oscillator error (percent) and drift (percent per minute).
+    public var sensorClockError: Double?
+    public var sensorClockDrift: Double?
     public var retentionDays: Int = 365
     public var ledgerMaxMegabytes: Int = 64
     public var recordingsMaxMegabytes: Int = 256
@@ -59,6 +62,8 @@ public struct AgentOptions: Sendable, Equatable {
       --metrics-interval S     Seconds between metrics files (default 15).
       --height M               User height in metres for the stride model.
       --inject-faults SPEC     Emulated chip faults, e.g. reset@30,nack@60x20 (see docs/hardware-path.md).
+      --sensor-clock-error PCT The emulated chip's oscillator is PCT percent fast (negative: slow), within ±15.
+      --sensor-clock-drift PCT The emulated oscillator's error changes by PCT percent per minute (held at ±15 %).
       --retention-days N       Keep synced ledger files this long (default 365).
       --ledger-max-mb N        Disk cap for ledger files (default 64).
       --recordings-max-mb N    Disk cap for raw recordings (default 256).
@@ -127,6 +132,10 @@ public struct AgentOptions: Sendable, Equatable {
                     options.metricsInterval = try number(argument, value(argument).get(), range: 1...86_400).get()
                 case "--height": options.userHeight = try number(argument, value(argument).get(), range: 0.5...2.5).get()
                 case "--inject-faults": options.faultSchedule = try value(argument).get()
+                case "--sensor-clock-error":
+                    options.sensorClockError = try number(argument, value(argument).get(), range: -15...15).get()
+                case "--sensor-clock-drift":
+                    options.sensorClockDrift = try number(argument, value(argument).get(), range: -5...5).get()
                 case "--retention-days":
                     options.retentionDays = Int(try number(argument, value(argument).get(), range: 1...36_500).get())
                 case "--ledger-max-mb":

@@ -16,6 +16,16 @@ struct SensorPlan {
     var boardFile: String?
     var source: Source
     var settings: SensorSettings
+    /// The simulated chip's oscillator (`--sensor-clock-error`, `--sensor-clock-drift`).
+    var clockErrorPercent = 0.0
+    var clockDriftPercentPerMinute = 0.0
+
+    /// ", chip clock +5.0 %, drifting 0.5 %/min" when the simulated chip's oscillator is off.
+    var clockNote: String {
+        var note = clockErrorPercent != 0 ? ", chip clock \(clockErrorPercent > 0 ? "+" : "")\(clockErrorPercent) %" : ""
+        if clockDriftPercentPerMinute != 0 { note += ", chip clock drifting \(clockDriftPercentPerMinute) %/min" }
+        return note
+    }
 
     func describeSource() -> String {
         let chip = settings.chip?.rawValue ?? "mpu6050 or lis3dh (probed)"
@@ -25,7 +35,7 @@ struct SensorPlan {
             let line = dataReady.map { ", data-ready \($0.chip) line \($0.line)" } ?? ""
             return "\(chip)\(address) on \(devicePath), ±\(settings.rangeG) g\(line)"
         case .simulated(let model, let samples, let name, let speed, _):
-            return "simulated \(model.rawValue) replaying \(name) (\(samples.count) samples) at \(speed)x"
+            return "simulated \(model.rawValue) replaying \(name) (\(samples.count) samples) at \(speed)x\(clockNote)"
         }
     }
 }
@@ -67,12 +77,14 @@ final class SensorPath {
             speed = 1
             description = devicePath
         case .simulated(let model, let samples, let recordingName, let speed, let faults):
-            let simulation = SimulatedSensor(model: model, samples: samples, speed: speed, faults: faults)
+            let simulation = SimulatedSensor(model: model, samples: samples, speed: speed, faults: faults,
+                                             clockErrorPercent: plan.clockErrorPercent,
+                                             clockDriftPercentPerMinute: plan.clockDriftPercentPerMinute)
             supervisor = simulation.makeSupervisor(settings: plan.settings, logger: logger)
             linuxBus = nil
             clock = simulation.clock
             self.speed = speed
-            description = "simulated \(model.rawValue) replaying \(recordingName) at \(speed)x"
+            description = "simulated \(model.rawValue) replaying \(recordingName) at \(speed)x\(plan.clockNote)"
         }
         maxServiceGap = SensorSupervisor.maxBackoff / speed + 1
     }
