@@ -11,12 +11,23 @@ import StepdModel
 
 /// Exit statuses from sysexits.h, so a unit can tell a bad configuration (do not restart) from a
 /// crash (restart): the service file sets `RestartPreventExitStatus=64 78`.
-public enum AgentExitStatus: Int32 {
+public enum AgentExitStatus: Int32, CaseIterable {
     case success = 0
     case failure = 1
     case usage = 64
     case cannotCreate = 73
     case configuration = 78
+
+    /// What the status tells an operator (listed in stepd(8)).
+    public var meaning: String {
+        switch self {
+        case .success: return "Stopped by SIGTERM or SIGINT, or --check, --help, --version found nothing wrong."
+        case .failure: return "An unexpected failure; systemd restarts the service."
+        case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
+        case .cannotCreate: return "The state directory, ledger or socket could not be created or opened (EX_CANTCREAT)."
+        case .configuration: return "Bad board file or recording (EX_CONFIG); the message says what to fix. Not restarted."
+        }
+    }
 }
 
 /// Turns a command line into a running agent, or into one error line that says what to fix.
@@ -34,6 +45,9 @@ public enum AgentLauncher {
             return AgentExitStatus.success.rawValue
         case .version:
             print("stepd \(Agent.version)")
+            return AgentExitStatus.success.rawValue
+        case .manual:
+            print(AgentManual.roff(), terminator: "")
             return AgentExitStatus.success.rawValue
         case .failure(let message):
             fail("\(message)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StepdModel
 
 /// The stepd client. Each concern adds its subcommands here.
 @main
@@ -11,6 +12,7 @@ struct StepCtl: ParsableCommand {
             subcommand), else $STEPD_SOCKET, else the per-user default, else /run/stepd/stepd.sock.
             Every agent command prints a table, or one JSON object with --json.
             """,
+        version: StepdVersion.current,
         subcommands: [
             StatusCommand.self, TodayCommand.self, StepsCommand.self, HistoryCommand.self, StatsCommand.self,
             ActivityCommand.self, WatchCommand.self, SamplesCommand.self, SyncCommand.self,

@@ -39,6 +39,75 @@ import StepdModel
             == .failure("--board and --simulate exclude each other: --simulate replaces the board with a simulated one"))
         #expect(parse(["--help"]) == .help)
         #expect(parse(["--version"]) == .version)
+        #expect(parse(["--print-manpage"]) == .manual)
+        #expect(parse(["--check=yes"]) == .failure("--check takes no value"))
+        #expect(parse(["--log-level=warn"]) == .run({
+            var expected = AgentOptions(stateDirectory: "/state", socketPath: "/sock")
+            expected.logLevel = .warning
+            return expected
+        }()))
+        #expect(parse(["--retention-days", "0"]) == .failure("--retention-days takes a number from 1 to 36500, got '0'"))
+    }
+}
+
+/// `--help` and stepd(8) are both rendered from `AgentOptions.flags`: every flag parses and
+/// appears in both, the hidden test hook in neither.
+@Suite struct AgentFlagTableTests {
+    @Test func namesAreUnique() {
+        let names = AgentOptions.flags.flatMap(\.names)
+        #expect(Set(names).count == names.count)
+    }
+
+    @Test func everyVisibleFlagIsInHelpAndManual() {
+        let usage = AgentOptions.usage
+        let manual = AgentManual.roff()
+        for flag in AgentOptions.flags {
+            for name in flag.names {
+                let inUsage = usage.contains(name + " ") || usage.contains(name + ",") || usage.contains(name + "\n")
+                let inManual = manual.contains("\\fB" + AgentManual.text(name) + "\\fR")
+                #expect(inUsage == !flag.hidden, "\(name) in --help: \(inUsage)")
+                #expect(inManual == !flag.hidden, "\(name) in stepd(8): \(inManual)")
+            }
+            if !flag.hidden {
+                let firstWords = flag.help.split(separator: " ").prefix(3).joined(separator: " ")
+                #expect(usage.contains(firstWords), "help of \(flag.synopsis) missing from --help")
+                #expect(manual.contains(AgentManual.text(firstWords)), "help of \(flag.synopsis) missing from stepd(8)")
+            }
+        }
+    }
+
+    @Test func everyFlagIsUnderstoodByTheParser() {
+        for flag in AgentOptions.flags {
+            for name in flag.names {
+                let outcome = AgentOptions.parse([name], defaultStateDirectory: "/s", defaultSocketPath: "/p")
+                switch flag.action {
+                case .set: #expect(outcome == .failure("\(name) needs a value"))
+                case .toggle: if case .run = outcome {} else { Issue.record("\(name): \(outcome)") }
+                case .help: #expect(outcome == .help)
+                case .version: #expect(outcome == .version)
+                case .manual: #expect(outcome == .manual)
+                }
+            }
+        }
+    }
+
+    @Test func helpLinesFitAndManualIsWellFormed() {
+        for line in AgentOptions.usage.split(separator: "\n") {
+            #expect(line.count <= 100, "too long: \(line)")
+        }
+        let manual = AgentManual.roff(version: "9.9")
+        #expect(manual.hasPrefix(".TH STEPD 8 \"\" \"stepd 9.9\""))
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "FILES", "ENVIRONMENT", "EXIT STATUS", "SEE ALSO"] {
+            #expect(manual.contains("\n.SH \(section)\n"), "no \(section)")
+        }
+        for status in AgentExitStatus.allCases {
+            #expect(manual.contains(".TP\n\(status.rawValue)\n"))
+        }
+        // No text line may start with a control character it did not mean.
+        for line in manual.split(separator: "\n") where line.hasPrefix("'") {
+            Issue.record("line starts with a quote: \(line)")
+        }
+        #expect(AgentManual.text(".hidden -x \\") == "\\&.hidden \\-x \\e")
     }
 }
 

@@ -2,6 +2,8 @@ import StepdModel
 
 /// Everything `stepd` can be told on its command line. Parsed by hand rather than with
 /// ArgumentParser: that library links FoundationEssentials, which costs the daemon ~6 MB of RSS.
+/// The flags themselves are one table, `AgentOptions.flags`, which parsing, `--help` and the
+/// stepd(8) manual page all read, so the three cannot disagree.
 public struct AgentOptions: Sendable, Equatable {
     public var boardPath: String?
     public var simulateRecording: String?
@@ -36,41 +38,102 @@ public struct AgentOptions: Sendable, Equatable {
         case run(AgentOptions)
         case help
         case version
+        case manual
         case failure(String)
     }
 
-    public static let usage = """
-    USAGE: stepd [options]
+    /// What stepd does, the first paragraph of both `--help` and the manual page.
+    public static let summary = """
+        Runs the step and motion agent: samples the accelerometer, counts steps, classifies activity, \
+        keeps the step ledger and answers clients on a Unix socket. With no --board or --simulate it \
+        runs the built-in simulated board (an emulated MPU-6050 replaying a shipped walking recording).
+        """
 
-    Runs the step and motion agent: samples the accelerometer, counts steps, classifies activity,
-    keeps the step ledger and answers clients on a Unix socket. With no --board or --simulate it
-    runs the built-in simulated board (an emulated MPU-6050 replaying a shipped walking recording).
+    /// Every flag, in the order `--help` and the manual list them. Adding a flag is one entry here.
+    public static let flags: [AgentFlag] = [
+        .option("--board", "FILE", "Board file (see /usr/share/stepd/boards); selects bus, chip, range, axis remap.") {
+            $0.boardPath = $1.text
+        },
+        .option("--simulate", "RECORDING", "Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip).") {
+            $0.simulateRecording = $1.text
+        },
+        .option("--chip", "mpu6050|lis3dh", "Chip emulated by --simulate (default mpu6050).") {
+            $0.simulateChip = try $1.converted(ChipModel.init(rawValue:), expecting: "mpu6050 or lis3dh")
+        },
+        .option("--replay-speed", "N", "The emulated chip runs N times faster than real time (default 1).") {
+            $0.replaySpeed = try $1.number(in: 0.01...10_000)
+        },
+        .option("--state-dir", "DIR", """
+            Ledger, recordings and metrics state (default: $STATE_DIRECTORY, /var/lib/stepd as root, \
+            else ~/.local/state/stepd).
+            """) { $0.stateDirectory = $1.text },
+        .option("--socket", "PATH", """
+            Unix socket to serve (default: $RUNTIME_DIRECTORY/stepd.sock, /run/stepd/stepd.sock as root, \
+            else $XDG_RUNTIME_DIR/stepd/stepd.sock).
+            """) { $0.socketPath = $1.text },
+        .option("--socket-group", "NAME", "Group that owns the socket (mode 0660); default: the agent's group.") {
+            $0.socketGroup = $1.text
+        },
+        .option("--admin-group", "NAME", "Members may call write methods (samples.*, ledger.ack, recording.*).") {
+            $0.adminGroup = $1.text
+        },
+        .option("--log-level", "LEVEL", "error, warning, notice, info (default) or debug.") {
+            $0.logLevel = try $1.converted(LogLevel.init(name:), expecting: "error, warning, notice, info or debug")
+        },
+        .option("--metrics-dir", "DIR", "Write stepd.prom there (node_exporter textfile collector format).") {
+            $0.metricsDirectory = $1.text
+        },
+        .option("--metrics-interval", "S", "Seconds between metrics files (default 15).") {
+            $0.metricsInterval = try $1.number(in: 1...86_400)
+        },
+        .option("--height", "M", "User height in metres for the stride model.") {
+            $0.userHeight = try $1.number(in: 0.5...2.5)
+        },
+        .option("--inject-faults", "SPEC", "Emulated chip faults, e.g. reset@30,nack@60x20 (see docs/hardware-path.md).") {
+            $0.faultSchedule = $1.text
+        },
+        .option("--sensor-clock-error", "PCT", "The emulated chip's oscillator is PCT percent fast (negative: slow), within ±15.") {
+            $0.sensorClockError = try $1.number(in: -15...15)
+        },
+        .option("--sensor-clock-drift", "PCT", "The emulated oscillator's error changes by PCT percent per minute (held at ±15 %).") {
+            $0.sensorClockDrift = try $1.number(in: -5...5)
+        },
+        .option("--retention-days", "N", "Keep synced ledger files this long (default 365).") {
+            $0.retentionDays = try $1.whole(in: 1...36_500)
+        },
+        .option("--ledger-max-mb", "N", "Disk cap for ledger files (default 64).") {
+            $0.ledgerMaxMegabytes = try $1.whole(in: 1...1_000_000)
+        },
+        .option("--recordings-max-mb", "N", "Disk cap for raw recordings (default 256).") {
+            $0.recordingsMaxMegabytes = try $1.whole(in: 1...1_000_000)
+        },
+        .toggle("--check", "Validate the board file or recording, print what would run, and exit.") {
+            $0.checkOnly = true
+        },
+        .option("--test-stall-after", "S", "Test hook: the sampling loop hangs after S seconds (watchdog tests).",
+                hidden: true) { $0.stallAfter = try $1.number(in: 0...1_000_000) },
+        AgentFlag(names: ["--print-manpage"], help: "Print the stepd(8) manual page (roff) and exit.", action: .manual),
+        AgentFlag(names: ["--version"], help: "Print the version.", action: .version),
+        AgentFlag(names: ["-h", "--help"], help: "Show this help.", action: .help),
+    ]
 
-    OPTIONS:
-      --board FILE             Board file (see boards/); selects bus, chip, range, axis remap.
-      --simulate RECORDING     Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip).
-      --chip mpu6050|lis3dh    Chip emulated by --simulate (default mpu6050).
-      --replay-speed N         The emulated chip runs N times faster than real time (default 1).
-      --state-dir DIR          Ledger, recordings and metrics state (default: $STATE_DIRECTORY,
-                               /var/lib/stepd as root, else ~/.local/state/stepd).
-      --socket PATH            Unix socket to serve (default: $RUNTIME_DIRECTORY/stepd.sock,
-                               /run/stepd/stepd.sock as root, else $XDG_RUNTIME_DIR/stepd/stepd.sock).
-      --socket-group NAME      Group that owns the socket (mode 0660); default: the agent's group.
-      --admin-group NAME       Members may call write methods (samples.*, ledger.ack, recording.*).
-      --log-level LEVEL        error, warning, notice, info (default) or debug.
-      --metrics-dir DIR        Write stepd.prom there (node_exporter textfile collector format).
-      --metrics-interval S     Seconds between metrics files (default 15).
-      --height M               User height in metres for the stride model.
-      --inject-faults SPEC     Emulated chip faults, e.g. reset@30,nack@60x20 (see docs/hardware-path.md).
-      --sensor-clock-error PCT The emulated chip's oscillator is PCT percent fast (negative: slow), within ±15.
-      --sensor-clock-drift PCT The emulated oscillator's error changes by PCT percent per minute (held at ±15 %).
-      --retention-days N       Keep synced ledger files this long (default 365).
-      --ledger-max-mb N        Disk cap for ledger files (default 64).
-      --recordings-max-mb N    Disk cap for raw recordings (default 256).
-      --check                  Validate the board file or recording, print what would run, and exit.
-      --version                Print the version.
-      -h, --help               Show this help.
-    """
+    public static var usage: String {
+        var lines = ["USAGE: stepd [options]", ""]
+        lines += wrap(summary, width: 100)
+        lines += ["", "OPTIONS:"]
+        let column = 27
+        for flag in flags where !flag.hidden {
+            let label = "  " + flag.synopsis
+            let help = wrap(flag.help, width: 100 - column)
+            let first = label.count < column - 1
+                ? label + String(repeating: " ", count: column - label.count) + (help.first ?? "")
+                : label
+            lines.append(first)
+            let rest = label.count < column - 1 ? help.dropFirst() : help[...]
+            lines += rest.map { String(repeating: " ", count: column) + $0 }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// Parses `arguments` (without the program name). `defaults` supplies the state directory and
     /// socket path that apply when the flags are absent, so this stays free of environment reads.
@@ -79,77 +142,41 @@ public struct AgentOptions: Sendable, Equatable {
     {
         var options = AgentOptions(stateDirectory: defaultStateDirectory, socketPath: defaultSocketPath)
         var index = 0
-
-        func value(_ flag: String) -> Result<String, ParseFailure> {
-            guard index + 1 < arguments.count else { return .failure(ParseFailure("\(flag) needs a value")) }
-            index += 1
-            return .success(arguments[index])
-        }
-        func number(_ flag: String, _ text: String, range: ClosedRange<Double>) -> Result<Double, ParseFailure> {
-            guard let parsed = Double(text), parsed.isFinite, range.contains(parsed) else {
-                return .failure(ParseFailure("\(flag) takes a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got '\(text)'"))
-            }
-            return .success(parsed)
-        }
-
         while index < arguments.count {
             var argument = arguments[index]
+            var inline: String?
             // Accept --flag=value as well as --flag value.
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                let flag = String(argument[..<equals])
-                let inline = String(argument[argument.index(after: equals)...])
-                var rewritten = arguments
-                rewritten.replaceSubrange(index...index, with: [flag, inline])
-                return parse(rewritten, defaultStateDirectory: defaultStateDirectory, defaultSocketPath: defaultSocketPath)
+                inline = String(argument[argument.index(after: equals)...])
+                argument = String(argument[..<equals])
             }
-            do {
-                switch argument {
-                case "-h", "--help": return .help
-                case "--version": return .version
-                case "--check": options.checkOnly = true
-                case "--board": options.boardPath = try value(argument).get()
-                case "--simulate": options.simulateRecording = try value(argument).get()
-                case "--chip":
-                    let text = try value(argument).get()
-                    guard let chip = ChipModel(rawValue: text) else {
-                        return .failure("--chip takes mpu6050 or lis3dh, got '\(text)'")
-                    }
-                    options.simulateChip = chip
-                case "--replay-speed":
-                    options.replaySpeed = try number(argument, value(argument).get(), range: 0.01...10_000).get()
-                case "--state-dir": options.stateDirectory = try value(argument).get()
-                case "--socket": options.socketPath = try value(argument).get()
-                case "--socket-group": options.socketGroup = try value(argument).get()
-                case "--admin-group": options.adminGroup = try value(argument).get()
-                case "--log-level":
-                    let text = try value(argument).get()
-                    guard let level = LogLevel(name: text) else {
-                        return .failure("--log-level takes error, warning, notice, info or debug, got '\(text)'")
-                    }
-                    options.logLevel = level
-                case "--metrics-dir": options.metricsDirectory = try value(argument).get()
-                case "--metrics-interval":
-                    options.metricsInterval = try number(argument, value(argument).get(), range: 1...86_400).get()
-                case "--height": options.userHeight = try number(argument, value(argument).get(), range: 0.5...2.5).get()
-                case "--inject-faults": options.faultSchedule = try value(argument).get()
-                case "--sensor-clock-error":
-                    options.sensorClockError = try number(argument, value(argument).get(), range: -15...15).get()
-                case "--sensor-clock-drift":
-                    options.sensorClockDrift = try number(argument, value(argument).get(), range: -5...5).get()
-                case "--retention-days":
-                    options.retentionDays = Int(try number(argument, value(argument).get(), range: 1...36_500).get())
-                case "--ledger-max-mb":
-                    options.ledgerMaxMegabytes = Int(try number(argument, value(argument).get(), range: 1...1_000_000).get())
-                case "--recordings-max-mb":
-                    options.recordingsMaxMegabytes = Int(try number(argument, value(argument).get(), range: 1...1_000_000).get())
-                case "--test-stall-after":
-                    options.stallAfter = try number(argument, value(argument).get(), range: 0...1_000_000).get()
-                default:
-                    argument = argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'"
-                    return .failure("\(argument) (see stepd --help)")
+            guard let flag = flags.first(where: { $0.names.contains(argument) }) else {
+                let what = argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'"
+                return .failure("\(what) (see stepd --help)")
+            }
+            switch flag.action {
+            case .help: return .help
+            case .version: return .version
+            case .manual: return .manual
+            case .toggle(let apply):
+                if inline != nil { return .failure("\(argument) takes no value") }
+                apply(&options)
+            case .set(let apply):
+                let text: String
+                if let inline {
+                    text = inline
+                } else {
+                    guard index + 1 < arguments.count else { return .failure("\(argument) needs a value") }
+                    index += 1
+                    text = arguments[index]
                 }
-            } catch {
-                return .failure(error.message)
+                do {
+                    try apply(&options, FlagValue(flag: argument, text: text))
+                } catch let failure as ParseFailure {
+                    return .failure(failure.message)
+                } catch {
+                    return .failure("\(argument): \(error)")
+                }
             }
             index += 1
         }
@@ -163,11 +190,93 @@ public struct AgentOptions: Sendable, Equatable {
     }
 }
 
-struct ParseFailure: Error {
-    let message: String
+/// One flag of stepd's command line: its names, its value, its help and what it does.
+public struct AgentFlag: Sendable {
+    public enum Action: Sendable {
+        /// Takes a value (`--flag VALUE` or `--flag=VALUE`).
+        case set(@Sendable (inout AgentOptions, FlagValue) throws -> Void)
+        /// Takes none.
+        case toggle(@Sendable (inout AgentOptions) -> Void)
+        case help, version, manual
+    }
+
+    public let names: [String]
+    /// The value's placeholder in help and manual (`FILE`); nil for flags without a value.
+    public let valueName: String?
+    public let help: String
+    /// Test hooks: parsed, but neither in `--help` nor in the manual.
+    public let hidden: Bool
+    public let action: Action
+
+    public init(names: [String], valueName: String? = nil, help: String, hidden: Bool = false, action: Action) {
+        self.names = names
+        self.valueName = valueName
+        self.help = help
+        self.hidden = hidden
+        self.action = action
+    }
+
+    static func option(_ name: String, _ valueName: String, _ help: String, hidden: Bool = false,
+                       _ apply: @escaping @Sendable (inout AgentOptions, FlagValue) throws -> Void) -> AgentFlag
+    {
+        AgentFlag(names: [name], valueName: valueName, help: help, hidden: hidden, action: .set(apply))
+    }
+
+    static func toggle(_ name: String, _ help: String, _ apply: @escaping @Sendable (inout AgentOptions) -> Void) -> AgentFlag {
+        AgentFlag(names: [name], help: help, action: .toggle(apply))
+    }
+
+    /// `-h, --help` or `--board FILE`, as the help column shows it.
+    public var synopsis: String {
+        names.joined(separator: ", ") + (valueName.map { " " + $0 } ?? "")
+    }
+}
+
+/// A flag's value as typed, with the conversions the table uses; errors name the flag.
+public struct FlagValue: Sendable {
+    public let flag: String
+    public let text: String
+
+    func number(in range: ClosedRange<Double>) throws(ParseFailure) -> Double {
+        guard let parsed = Double(text), parsed.isFinite, range.contains(parsed) else {
+            throw ParseFailure("\(flag) takes a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got '\(text)'")
+        }
+        return parsed
+    }
+
+    func whole(in range: ClosedRange<Int>) throws(ParseFailure) -> Int {
+        Int(try number(in: Double(range.lowerBound)...Double(range.upperBound)))
+    }
+
+    func converted<Value>(_ convert: (String) -> Value?, expecting: String) throws(ParseFailure) -> Value {
+        guard let value = convert(text) else { throw ParseFailure("\(flag) takes \(expecting), got '\(text)'") }
+        return value
+    }
+}
+
+public struct ParseFailure: Error {
+    public let message: String
     init(_ message: String) { self.message = message }
 }
 
 private func format(_ value: Double) -> String {
     value == value.rounded() ? String(Int(value)) : String(value)
+}
+
+/// Greedy word wrap; a single word longer than `width` gets a line of its own.
+func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+        if line.isEmpty {
+            line = String(word)
+        } else if line.count + 1 + word.count <= width {
+            line += " " + word
+        } else {
+            lines.append(line)
+            line = String(word)
+        }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
 }
