@@ -32,26 +32,25 @@ struct RecordCommand: ParsableCommand {
     func run() throws {
         let client = try connect(connection, root.connection)
         if stop {
-            let result = try call(client, .recordingStop)
-            if output.json { return printJSON(result) }
-            print("stopped: \(result["file"]?.stringValue ?? "-"), \(formatInt(result["samples"])) samples")
+            let (result, raw) = try call(client, .recordingStop, as: RecordingStopResult.init(json:))
+            if output.json { return printJSON(raw) }
+            print("stopped: \(result.file), \(result.samples) samples")
             return
         }
-        var params: JSONObject = ["minutes": .int(minutes)]
-        if let label { params["label"] = .string(label) }
-        let started = try call(client, .recordingStart, .object(params))
+        let (started, raw) = try call(client, .recordingStart, RecordingStartParams(minutes: minutes, label: label).json,
+                                      as: RecordingStartResult.init(json:))
         if !wait {
-            if output.json { return printJSON(started) }
-            print("recording to \(started["file"]?.stringValue ?? "-") until \(TimeText.local(started["until"]?.doubleValue, format: "%H:%M:%S"))")
+            if output.json { return printJSON(raw) }
+            print("recording to \(started.file) until \(TimeText.local(started.until, format: "%H:%M:%S"))")
             return
         }
         while true {
             sleep(2)
-            let status = try call(client, .status)
-            if status.value(atPath: "recording") == false { break }
+            let (status, _) = try call(client, .status, as: StatusResult.init(json:))
+            if status.extra["recording"] == false { break }
         }
-        if output.json { return printJSON(started) }
-        print("recorded \(started["file"]?.stringValue ?? "-")")
+        if output.json { return printJSON(raw) }
+        print("recorded \(started.file)")
     }
 }
 

@@ -41,11 +41,12 @@ public struct AgentOptions: Sendable, Equatable {
 
     Runs the step and motion agent: samples the accelerometer, counts steps, classifies activity,
     keeps the step ledger and answers clients on a Unix socket. With no --board or --simulate it
-    runs the built-in simulated board (an emulated MPU-6050 replaying a shipped walking recording).
+    uses /etc/stepd/board.toml, and refuses to start when that file does not exist.
 
     OPTIONS:
       --board FILE             Board file (see boards/); selects bus, chip, range, axis remap.
-      --simulate RECORDING     Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip).
+      --simulate RECORDING     Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip);
+                               "builtin" replays the shipped walking recording.
       --chip mpu6050|lis3dh    Chip emulated by --simulate (default mpu6050).
       --replay-speed N         The emulated chip runs N times faster than real time (default 1).
       --state-dir DIR          Ledger, recordings and metrics state (default: $STATE_DIRECTORY,

@@ -17,6 +17,11 @@ struct SensorPlan {
     var source: Source
     var settings: SensorSettings
 
+    var isSimulated: Bool {
+        if case .simulated = source { return true }
+        return false
+    }
+
     func describeSource() -> String {
         let chip = settings.chip?.rawValue ?? "mpu6050 or lis3dh (probed)"
         let address = settings.address.map { " at 0x" + String($0, radix: 16) } ?? ""
