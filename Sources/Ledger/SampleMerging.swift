@@ -212,6 +212,29 @@ public struct SampleStore: Sendable {
 
     public var isEmpty: Bool { items.isEmpty }
 
+    /// Adds records at once (one re-index, not one per record); tombstones take their targets out.
+    public mutating func insert(contentsOf records: [StepRecord]) {
+        guard records.count > 1 else {
+            if let record = records.first { insert(record) }
+            return
+        }
+        var deleted = Set<UInt64>()
+        for record in records {
+            items.append(CompactSample(record, source: sources.intern(record.source)))
+            if record.isTombstone {
+                deletions[record.sequence] = record.deletes
+                deleted.insert(record.deletes)
+            }
+        }
+        if !deleted.isEmpty {
+            for index in items.indices where !items[index].isTombstone && deleted.contains(items[index].sequence) {
+                items[index].bits |= CompactSample.deletedBit
+            }
+        }
+        items.sort(by: CompactSample.order)
+        refreshIndex()
+    }
+
     /// Adds a record; a tombstone also takes its target out of the queries.
     public mutating func insert(_ record: StepRecord) {
         let item = CompactSample(record, source: sources.intern(record.source))

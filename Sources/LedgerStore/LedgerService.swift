@@ -326,6 +326,11 @@ public final class LedgerService {
         store.insert(record)
     }
 
+    private func append(_ records: [StepRecord]) {
+        backlog.append(contentsOf: records)
+        store.insert(contentsOf: records)
+    }
+
     private func writeIfDue(now: Double) {
         guard !backlog.isEmpty || directoryNeedsSync else { return }
         if let retry = nextRetry, now < retry { return }
@@ -441,20 +446,21 @@ public final class LedgerService {
         let needed = plan.reduce(0) { $0 + ($1.unchanged != nil ? 0 : ($1.replaces != nil ? 2 : 1)) }
         guard backlog.count + needed <= options.maximumBacklogRecords else { throw .backlogFull(records: backlog.count) }
         var outcomes: [AddOutcome] = []
+        var added: [StepRecord] = []
         for entry in plan {
             if let existing = entry.unchanged {
                 outcomes.append(AddOutcome(record: existing, status: .unchanged))
                 continue
             }
             if let replaced = entry.replaces, let old = store.liveRecord(sequence: replaced) {
-                append(tombstone(for: old))
+                added.append(tombstone(for: old))
             }
             let sample = entry.sample
             let record = StepRecord(sequence: takeSequence(), start: sample.start, end: sample.end,
                                     utcOffset: recordedOffset(at: sample.start), steps: sample.steps,
                                     distance: sample.distance, activity: sample.activity, source: sample.source,
                                     flags: sample.userEntered ? .userEntered : [])
-            append(record)
+            added.append(record)
             if let sync = sample.sync {
                 syncIdentifiers[sample.source.description + "\u{0}" + sync.identifier] =
                     HeldSync(sequence: record.sequence, version: sync.version)
@@ -462,6 +468,7 @@ public final class LedgerService {
             }
             outcomes.append(AddOutcome(record: record, status: entry.replaces != nil ? .replaced : .added))
         }
+        append(added)
         writeIfDue(now: now)
         if plan.contains(where: { $0.sample.sync != nil && $0.unchanged == nil }) { saveSyncIdentifiers() }
         return outcomes
@@ -501,11 +508,8 @@ public final class LedgerService {
             doomed.append(record)
         }
         guard backlog.count + doomed.count <= options.maximumBacklogRecords else { throw .backlogFull(records: backlog.count) }
-        for record in doomed {
-            let tombstone = tombstone(for: record)
-            append(tombstone)
-            outcome.tombstones.append(tombstone)
-        }
+        outcome.tombstones = doomed.map(tombstone(for:))
+        append(outcome.tombstones)
         writeIfDue(now: now)
         return outcome
     }

@@ -62,8 +62,16 @@ final class FakeService: StepdService {
         SourcesResult(order: params.order, ranked: params.order)
     }
     func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) { (0, 0) }
+    /// `limit` records of about 190 bytes each (unpaged, to test the server's answer limits).
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult {
-        LedgerExportResult(records: [], nextAnchor: params.anchor, more: false)
+        var records: [ExportedRecord] = []
+        for offset in 0..<Int64(params.limit) {
+            let anchor: Int64 = params.anchor + offset + 1
+            let start: Double = 1_700_000_000.125 + Double(offset)
+            records.append(ExportedRecord(anchor: anchor, id: String(anchor), source: "detector:this-device", start: start,
+                                          end: start + 60.5, steps: 96, distanceMeters: 70.4, userEntered: false, utcOffset: 3600))
+        }
+        return LedgerExportResult(records: records, nextAnchor: params.anchor + Int64(params.limit), more: false)
     }
 
     func ledgerAck(_ params: LedgerAckParams, caller: RPCCaller) throws(RPCError) -> LedgerAckResult {
