@@ -146,8 +146,15 @@ final class AgentService: StepdService {
         var page: [CollectionBucket] = []
         var size = 0
         var nextStart: Double?
+        // Whole steps per bucket by rounding the running total, so the buckets add up to the
+        // rounded total steps.query and steps.statistics report for the same range.
+        var runningTotal = 0.0
+        var reported = 0
         for bucket in buckets {
-            let item = CollectionBucket(start: bucket.start, end: bucket.end, steps: Int(bucket.steps.rounded()),
+            runningTotal += bucket.steps
+            let steps = Int(runningTotal.rounded()) - reported
+            reported += steps
+            let item = CollectionBucket(start: bucket.start, end: bucket.end, steps: steps,
                                         distanceMeters: bucket.distance,
                                         bySource: params.bySource ? sourceTotals(bucket.bySource) : nil)
             size += item.json.serialized().count + 1

@@ -7,8 +7,8 @@ public enum SampleLimits {
     public static let maximumMetresPerSecond = 12.5
     /// One sample spans at most a day; longer periods are split by the client.
     public static let maximumDurationSeconds = 86_400.0
-    /// Samples in one atomic `samples.add`.
-    public static let maximumPerCall = 1000
+    /// Samples in one atomic `samples.add`: about what fits the 64 KiB request line.
+    public static let maximumPerCall = 500
 }
 
 /// The bytes a source id (and a sync identifier) may hold: one ledger field, safe in file
