@@ -109,6 +109,10 @@ extension StatusResult {
     /// Members the agent sends beyond the typed ones land in `extra`.
     public init(json: JSONValue) throws(ResultDecodingError) {
         let f = try Fields(json, "status")
+        let version = try f.int("protocol_version")
+        guard version == stepdProtocolVersion else {
+            throw ResultDecodingError("the agent speaks protocol_version \(version), this client \(stepdProtocolVersion): update the older one")
+        }
         let board = try f.nested("board"), sensor = try f.nested("sensor"), caps = try f.nested("capabilities")
         let steps = try f.nested("steps"), ledger = try f.nested("ledger")
         let known: Set<String> = ["protocol_version", "version", "uptime_s", "board", "sensor", "capabilities", "steps",

@@ -145,7 +145,7 @@ import Testing
 
     /// Defects 3, 4, 5 and 7 through the socket, and the features a HealthKit developer uses.
     @Test func samplesSourcesAndSync() throws {
-        let t = now() - 3 * 86_400
+        let t = (now() - 3 * 86_400).rounded()
         let agent = try AgentProcess(arguments: ["--simulate", "builtin"], environment: ["TZ": "UTC"])
         let client = try agent.connect()
         let changes = try UnixSocketClient(path: agent.socketPath)

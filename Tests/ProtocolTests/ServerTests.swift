@@ -10,7 +10,7 @@ import Testing
         defer { harness.stop() }
         let client = try UnixSocketClient(path: harness.path)
         let status = try client.call(.status)
-        #expect(status["protocol_version"] == 1)
+        #expect(status["protocol_version"] == .int(stepdProtocolVersion))
         #expect(status.value(atPath: "sensor.model") == "mpu6050")
         #expect(status.value(atPath: "sensor.samples") == 400)
         #expect(status["clients"] == 1)
@@ -52,7 +52,7 @@ import Testing
         try client.sendRaw(Array((String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "\n").utf8))
         let deep = try #require(try client.readMessage())
         #expect(deep.value(atPath: "error.message")?.stringValue?.contains("nesting") == true)
-        #expect(try client.call(.status)["protocol_version"] == 1)
+        #expect(try client.call(.status)["protocol_version"] == .int(stepdProtocolVersion))
     }
 
     @Test func batchesAndNotifications() throws {
@@ -209,7 +209,7 @@ import Testing
         #expect(error.value(atPath: "error.message")?.stringValue?.contains("1024") == true)
         #expect(throws: ClientError.closed) { try client.readLine(timeout: 2) }
         let other = try UnixSocketClient(path: harness.path)
-        #expect(try other.call(.status)["protocol_version"] == 1)
+        #expect(try other.call(.status)["protocol_version"] == .int(stepdProtocolVersion))
     }
 
     @Test func abruptDisconnectsAndHalfLines() throws {
