@@ -5,7 +5,7 @@ import StepdModel
 /// the client drifted apart.
 public struct ResultDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// Typed reads of one result object; each failure names the field and what was expected.
@@ -115,8 +115,14 @@ extension StatusResult {
         }
         let board = try f.nested("board"), sensor = try f.nested("sensor"), caps = try f.nested("capabilities")
         let steps = try f.nested("steps"), ledger = try f.nested("ledger")
-        let known: Set<String> = ["protocol_version", "version", "uptime_s", "board", "sensor", "capabilities", "steps",
+        var known: Set<String> = ["protocol_version", "version", "uptime_s", "board", "sensor", "capabilities", "steps",
                                   "activity", "ledger", "clients"]
+        var details: AgentDetails?
+        if f.object["state_directory"] != nil {
+            details = AgentDetails(recording: try f.bool("recording"), sensorDescription: try f.string("sensor_description"),
+                                   replaySpeed: try f.double("replay_speed"), stateDirectory: try f.string("state_directory"))
+            known.formUnion(["recording", "sensor_description", "replay_speed", "state_directory"])
+        }
         var extra = JSONObject()
         for member in f.object.members where !known.contains(member.key) { extra[member.key] = member.value }
         self.init(
@@ -134,7 +140,7 @@ extension StatusResult {
             activity: try ActivityResult(json: f.object["activity"] ?? .null),
             ledger: Ledger(health: try ledger.string("health"), records: try ledger.int("records"),
                            unsavedSteps: try ledger.int("unsaved_steps"), lastCheckpoint: try ledger.optionalDouble("last_checkpoint")),
-            clients: try f.int("clients"), extra: extra)
+            clients: try f.int("clients"), details: details, extra: extra)
     }
 }
 

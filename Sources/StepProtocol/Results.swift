@@ -85,12 +85,15 @@ public struct StatusResult: RPCResult, Equatable {
     public var ledger: Ledger
     /// Filled in by the server (connected clients right now).
     public var clients: Int
-    /// Agent-specific extras appended to the object as is (for example `"recording"`).
+    /// What stepd adds after `clients` (absent from other implementations, such as the bench's).
+    public var details: AgentDetails?
+    /// Other members appended to the object as is (a test or bench service's own figures).
     public var extra: JSONObject
 
     public init(version: String, uptimeSeconds: Double, board: Board, sensor: Sensor, capabilities: Capabilities,
                 stepsToday: Int, stepsSinceStart: Int, activity: ActivityResult, ledger: Ledger, clients: Int = 0,
-                extra: JSONObject = JSONObject()) {
+                details: AgentDetails? = nil, extra: JSONObject = JSONObject()) {
+        self.details = details
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.board = board
@@ -136,8 +139,29 @@ public struct StatusResult: RPCResult, Equatable {
             ],
             "clients": .int(clients),
         ]
+        if let details {
+            object["recording"] = .bool(details.recording)
+            object["sensor_description"] = .string(details.sensorDescription)
+            object["replay_speed"] = .double(details.replaySpeed)
+            object["state_directory"] = .string(details.stateDirectory)
+        }
         for member in extra.members where object[member.key] == nil { object[member.key] = member.value }
         return .object(object)
+    }
+}
+
+/// The members stepd adds to `status`: whether a raw capture runs, what the sensor is, the
+/// replay speed of a simulated one, and where the ledger and recordings are.
+public struct AgentDetails: Sendable, Equatable {
+    public var recording: Bool
+    public var sensorDescription: String
+    public var replaySpeed: Double
+    public var stateDirectory: String
+    public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String) {
+        self.recording = recording
+        self.sensorDescription = sensorDescription
+        self.replaySpeed = replaySpeed
+        self.stateDirectory = stateDirectory
     }
 }
 

@@ -37,12 +37,8 @@ final class AgentService: StepdService {
             ledger: .init(health: snapshot.ledgerHealthState, records: snapshot.ledgerRecords,
                           unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: ledger.lastCheckpointTime),
             clients: snapshot.clients,
-            extra: [
-                "recording": .bool(snapshot.recording),
-                "sensor_description": .string(agent.sensor.description),
-                "replay_speed": .double(agent.sensor.speed),
-                "state_directory": .string(agent.options.stateDirectory),
-            ])
+            details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
+                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }

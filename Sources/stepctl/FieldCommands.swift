@@ -47,7 +47,7 @@ struct RecordCommand: ParsableCommand {
         while true {
             sleep(2)
             let (status, _) = try call(client, .status, as: StatusResult.init(json:))
-            if status.extra["recording"] == false { break }
+            if status.details?.recording != true { break }
         }
         if output.json { return printJSON(raw) }
         print("recorded \(started.file)")
@@ -77,14 +77,15 @@ struct BundleCommand: ParsableCommand {
 
     func run() throws {
         var status: JSONValue
+        var agent: StatusResult?
         do {
             let client = try connect(connection, root.connection)
-            status = try call(client, .status)
+            (agent, status) = try call(client, .status, as: StatusResult.init(json:))
         } catch {
             status = ["error": .string("agent not reachable: \(error)")]
         }
         let environment = ProcessEnvironment.current()
-        let state = stateDir ?? status.value(atPath: "state_directory")?.stringValue
+        let state = stateDir ?? agent?.details?.stateDirectory
             ?? DefaultPaths.stateDirectory(environment: environment, uid: getuid())
 
         let archive = try TarGzipWriter(path: output)
@@ -96,7 +97,7 @@ struct BundleCommand: ParsableCommand {
         }
 
         try add("status.json", Array((status.jsonText + "\n").utf8))
-        let version = status["version"]?.stringValue ?? "unknown (agent not reachable)"
+        let version = agent?.version ?? "unknown (agent not reachable)"
         try add("version.txt", Array("stepd \(version)\nstepctl \(StepdVersion.current)\n".utf8))
         var skipped: [String] = []
         for folder in ["ledger", "recordings"] {
@@ -104,7 +105,7 @@ struct BundleCommand: ParsableCommand {
                 try add(folder + "/" + file.name, file.contents, modified: file.modified)
             }
         }
-        if let board = status.value(atPath: "board.file")?.stringValue {
+        if let board = agent?.board.file {
             if let bytes = try? RecordingReader.readAllBytes(path: board) {
                 try add("board.toml", bytes)
             } else {
