@@ -160,6 +160,7 @@ public final class RPCServer {
         case .ledgerExport: return "lower \"limit\" (the answer is paged: continue from next_anchor)"
         case .samplesList: return "lower \"limit\" (continue from next_start)"
         case .stepsCollection: return "use a longer \"interval\", a shorter range, or leave out \"by_source\""
+        case .activityQuery: return "ask for a shorter range"
         default: return "send this request alone, not in a batch"
         }
     }
