@@ -6,8 +6,8 @@ public struct PedometerData: Sendable, Equatable {
     public var end: Double
     public var steps: Double
     public var distance: Double
-    /// Steps per source id after merging (empty unless asked for).
-    public var stepsBySource: [String: Double]
+    /// Each source's merged steps and distance (empty unless asked for).
+    public var bySource: [SampleSource: SourceAmount]
 }
 
 /// Bucket length of a statistics collection (HKStatisticsCollectionQuery's interval components).
@@ -31,7 +31,7 @@ public struct StatisticsBucket: Sendable, Equatable {
     public var end: Double
     public var steps: Double
     public var distance: Double
-    public var stepsBySource: [String: Double]
+    public var bySource: [SampleSource: SourceAmount]
 }
 
 /// Sum over a range plus min/max/average of the per-bucket sums.
@@ -44,7 +44,7 @@ public struct RangeStatistics: Sendable, Equatable {
     public var minimumSteps: Double
     public var maximumSteps: Double
     public var averageSteps: Double
-    public var stepsBySource: [String: Double]
+    public var bySource: [SampleSource: SourceAmount]
 }
 
 /// A stretch of one activity, from the detector's records.
@@ -149,14 +149,15 @@ public enum LedgerQueries {
 
     static func summarize(_ buckets: [StatisticsBucket], from: Double, to: Double) -> RangeStatistics {
         var result = RangeStatistics(start: from, end: to, steps: 0, distance: 0, bucketCount: buckets.count,
-                                     minimumSteps: .infinity, maximumSteps: 0, averageSteps: 0, stepsBySource: [:])
+                                     minimumSteps: .infinity, maximumSteps: 0, averageSteps: 0, bySource: [:])
         for bucket in buckets {
             result.steps += bucket.steps
             result.distance += bucket.distance
             result.minimumSteps = min(result.minimumSteps, bucket.steps)
             result.maximumSteps = max(result.maximumSteps, bucket.steps)
-            for (source, steps) in bucket.stepsBySource.sorted(by: { $0.key < $1.key }) {
-                result.stepsBySource[source, default: 0] += steps
+            for (source, amount) in bucket.bySource {
+                result.bySource[source, default: SourceAmount(steps: 0, distance: 0)].steps += amount.steps
+                result.bySource[source, default: SourceAmount(steps: 0, distance: 0)].distance += amount.distance
             }
         }
         if buckets.isEmpty { result.minimumSteps = 0 }
@@ -184,7 +185,7 @@ extension SampleStore {
         let (sums, table) = sums(boundaries: [from, to], from: from, to: to, filter: filter, priority: priority,
                                  split: splitBySource, extra: extra, exact: exact)
         return PedometerData(start: from, end: to, steps: sums[0].steps, distance: sums[0].distance,
-                             stepsBySource: splitBySource ? sums[0].stepsBySource(table) : [:])
+                             bySource: splitBySource ? sums[0].amountsBySource(table) : [:])
     }
 
     public func collection(from: Double, to: Double, anchor: Double, interval: BucketInterval, timeZone: TimeZoneRule,
@@ -199,15 +200,18 @@ extension SampleStore {
         for (index, sum) in sums.enumerated() {
             buckets.append(StatisticsBucket(start: boundaries[index], end: boundaries[index + 1], steps: sum.steps,
                                             distance: sum.distance,
-                                            stepsBySource: splitBySource ? sum.stepsBySource(table) : [:]))
+                                            bySource: splitBySource ? sum.amountsBySource(table) : [:]))
         }
         return buckets
     }
 
+    /// Buckets are aligned on local midnight of the range start (as `collection` by default),
+    /// so "average daily steps" means calendar days whatever time of day the range starts.
     public func statistics(from: Double, to: Double, interval: BucketInterval, timeZone: TimeZoneRule,
                            filter: SampleFilter = .init(), priority: SourcePriority = .init(), splitBySource: Bool = false,
                            extra: [StepRecord] = [], exact: Bool = false) throws(LedgerQueryError) -> RangeStatistics {
-        let buckets = try collection(from: from, to: to, anchor: from, interval: interval, timeZone: timeZone,
+        let anchor = timeZone.startOfLocalDay(containing: from)
+        let buckets = try collection(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone,
                                      filter: filter, priority: priority, splitBySource: splitBySource, extra: extra,
                                      exact: exact)
         return LedgerQueries.summarize(buckets, from: from, to: to)

@@ -2,35 +2,55 @@ import StepdModel
 
 /// Which samples a query counts.
 public struct SampleFilter: Sendable, Equatable {
-    /// HealthKit leaves user-entered samples out of totals unless asked; so does this.
+    /// Like HealthKit statistics, user-entered samples count unless a query leaves them out:
+    /// the one default of every query.
     public var includeUserEntered: Bool
-    /// Only these source ids (nil: every source).
-    public var sourceIds: Set<String>?
+    /// Only these sources (nil: every source), like `HKQuery.predicateForObjects(from:)`.
+    public var sources: Set<SampleSource>?
 
-    public init(includeUserEntered: Bool = false, sourceIds: Set<String>? = nil) {
+    public init(includeUserEntered: Bool = true, sources: Set<SampleSource>? = nil) {
         self.includeUserEntered = includeUserEntered
-        self.sourceIds = sourceIds
+        self.sources = sources
     }
 
     public func admits(_ record: StepRecord) -> Bool {
         if record.isTombstone { return false }
         if record.isUserEntered && !includeUserEntered { return false }
-        if let sourceIds, !sourceIds.contains(record.source.id) { return false }
+        if let sources, !sources.contains(record.source) { return false }
         return true
     }
 }
 
-/// Which source wins where samples overlap in time. Ids listed first win, in list order;
-/// unlisted sources follow by kind (this device's detector, other devices, apps, manual).
+/// Which source wins where samples overlap in time (HealthKit's Data Sources list). Sources
+/// listed in `order` win, in list order; unlisted ones follow by kind (this device's detector,
+/// other devices, apps, manual) and within a kind in the order they first appeared in the
+/// ledger, never by name.
 public struct SourcePriority: Sendable, Equatable {
-    public var preferredIds: [String]
+    public var order: [SampleSource]
 
-    public init(preferredIds: [String] = []) { self.preferredIds = preferredIds }
+    public init(order: [SampleSource] = []) { self.order = order }
 
-    /// Smaller sorts first (wins).
-    public func rank(_ source: SampleSource) -> (Int, Int, String) {
-        if let index = preferredIds.firstIndex(of: source.id) { return (0, index, source.id) }
-        return (1, source.kind.defaultRank, source.id)
+    /// Smaller sorts first (wins). `firstSeen` orders sources that first appeared earlier first.
+    public func rank(_ source: SampleSource, firstSeen: UInt32) -> (Int, Int, UInt32) {
+        if let index = order.firstIndex(of: source) { return (0, index, firstSeen) }
+        return (1, source.kind.defaultRank, firstSeen)
+    }
+
+    /// Every source of `known` (in first-seen order) from the winner down.
+    public func ranked(_ known: [SampleSource]) -> [SampleSource] {
+        known.enumerated().sorted { a, b in
+            rank(a.element, firstSeen: UInt32(clamping: a.offset)) < rank(b.element, firstSeen: UInt32(clamping: b.offset))
+        }.map(\.element)
+    }
+}
+
+/// Steps and distance one source contributed after merging.
+public struct SourceAmount: Sendable, Equatable {
+    public var steps: Double
+    public var distance: Double
+    public init(steps: Double, distance: Double) {
+        self.steps = steps
+        self.distance = distance
     }
 }
 
@@ -41,7 +61,7 @@ public struct MergedPiece: Sendable, Equatable {
     public var end: Double
     public var steps: Double
     public var distance: Double
-    public var sourceId: String
+    public var source: SampleSource
 }
 
 /// Source ids interned as small integers, so samples held in memory carry no `String`
@@ -119,7 +139,8 @@ struct BucketSums {
     var wholeMillimetres: Int64 = 0
     var partialSteps = 0.0
     var partialDistance = 0.0
-    var bySource: [UInt32: (whole: Int64, partial: Double)] = [:]
+    /// Per source: whole steps, whole millimetres, prorated steps, prorated metres.
+    var bySource: [UInt32: (steps: Int64, millimetres: Int64, partialSteps: Double, partialDistance: Double)] = [:]
 
     var steps: Double { Double(wholeSteps) + partialSteps }
     var distance: Double { Double(wholeMillimetres) / 1000 + partialDistance }
@@ -127,19 +148,28 @@ struct BucketSums {
     mutating func addWhole(steps: Int64, millimetres: Int64, source: UInt32, split: Bool) {
         wholeSteps += steps
         wholeMillimetres += millimetres
-        if split { bySource[source, default: (0, 0)].whole += steps }
+        if split {
+            bySource[source, default: (0, 0, 0, 0)].steps += steps
+            bySource[source, default: (0, 0, 0, 0)].millimetres += millimetres
+        }
     }
 
     mutating func addPartial(steps: Double, distance: Double, source: UInt32, split: Bool) {
         partialSteps += steps
         partialDistance += distance
-        if split { bySource[source, default: (0, 0)].partial += steps }
+        if split {
+            bySource[source, default: (0, 0, 0, 0)].partialSteps += steps
+            bySource[source, default: (0, 0, 0, 0)].partialDistance += distance
+        }
     }
 
-    func stepsBySource(_ table: SourceTable) -> [String: Double] {
-        var result: [String: Double] = [:]
+    /// Each source's own merged steps and distance (never a share of the total).
+    func amountsBySource(_ table: SourceTable) -> [SampleSource: SourceAmount] {
+        var result: [SampleSource: SourceAmount] = [:]
         for (number, sums) in bySource.sorted(by: { $0.key < $1.key }) {
-            result[table.sources[Int(number)].id, default: 0] += Double(sums.whole) + sums.partial
+            result[table.sources[Int(number)]] = SourceAmount(
+                steps: Double(sums.steps) + sums.partialSteps,
+                distance: Double(sums.millimetres) / 1000 + sums.partialDistance)
         }
         return result
     }
@@ -181,6 +211,29 @@ public struct SampleStore: Sendable {
     public var liveSteps: Int { items.reduce(0) { $0 + ($1.isLive ? Int($1.steps) : 0) } }
 
     public var isEmpty: Bool { items.isEmpty }
+
+    /// Adds records at once (one re-index, not one per record); tombstones take their targets out.
+    public mutating func insert(contentsOf records: [StepRecord]) {
+        guard records.count > 1 else {
+            if let record = records.first { insert(record) }
+            return
+        }
+        var deleted = Set<UInt64>()
+        for record in records {
+            items.append(CompactSample(record, source: sources.intern(record.source)))
+            if record.isTombstone {
+                deletions[record.sequence] = record.deletes
+                deleted.insert(record.deletes)
+            }
+        }
+        if !deleted.isEmpty {
+            for index in items.indices where !items[index].isTombstone && deleted.contains(items[index].sequence) {
+                items[index].bits |= CompactSample.deletedBit
+            }
+        }
+        items.sort(by: CompactSample.order)
+        refreshIndex()
+    }
 
     /// Adds a record; a tombstone also takes its target out of the queries.
     public mutating func insert(_ record: StepRecord) {
@@ -226,6 +279,26 @@ public struct SampleStore: Sendable {
         selected.sort { $0.sequence < $1.sequence }
         let records = selected.prefix(size).map(record(from:))
         return SyncPage(records: records, newAnchor: records.last?.sequence ?? anchor, more: selected.count > size)
+    }
+
+    /// Live samples that start in [from, to) and pass `filter`, by start then sequence, at most `limit`.
+    public func liveRecords(startingFrom from: Double, to: Double, filter: SampleFilter, limit: Int) -> [StepRecord] {
+        let fromMs = LedgerTime.milliseconds(from), toMs = LedgerTime.milliseconds(to)
+        var result: [StepRecord] = []
+        var index = firstIndex { $0.startMs >= fromMs }
+        while index < items.count, items[index].startMs < toMs, result.count < limit {
+            let item = items[index]
+            index += 1
+            guard item.isLive, filter.includeUserEntered || !item.isUserEntered else { continue }
+            if let wanted = filter.sources, !wanted.contains(sources.sources[Int(item.source)]) { continue }
+            result.append(record(from: item))
+        }
+        return result
+    }
+
+    /// Records with a sequence in (above, below).
+    public func count(above: UInt64, below: UInt64 = .max) -> Int {
+        items.reduce(0) { $0 + ($1.sequence > above && $1.sequence < below ? 1 : 0) }
     }
 
     /// Highest sequence below `below`, nil when none.
@@ -306,7 +379,7 @@ public struct SampleStore: Sendable {
         let extraItems = extra.filter { !$0.isTombstone }.map { CompactSample($0, source: table.intern($0.source)) }
         var admitted = [Bool](repeating: true, count: table.sources.count)
         for (number, source) in table.sources.enumerated() {
-            if let ids = filter.sourceIds, !ids.contains(source.id) { admitted[number] = false }
+            if let wanted = filter.sources, !wanted.contains(source) { admitted[number] = false }
         }
         func admits(_ item: CompactSample) -> Bool {
             item.isLive && admitted[Int(item.source)] && (filter.includeUserEntered || !item.isUserEntered)
@@ -392,8 +465,7 @@ public struct SampleStore: Sendable {
         }
         groups.sort { a, b in
             let sa = table.sources[Int(a.source)], sb = table.sources[Int(b.source)]
-            let ra = priority.rank(sa), rb = priority.rank(sb)
-            return ra != rb ? ra < rb : sa.kind.defaultRank < sb.kind.defaultRank
+            return priority.rank(sa, firstSeen: a.source) < priority.rank(sb, firstSeen: b.source)
         }
         var lists: [[Piece]] = []
         // Union of time taken by higher-priority sources, sorted and disjoint.
@@ -514,11 +586,11 @@ public enum SampleMerging {
         let store = SampleStore(Array(samples))
         let admitted = store.items.filter { item in
             item.isLive && (filter.includeUserEntered || !item.isUserEntered) && item.end >= from && item.start < to
-                && (filter.sourceIds?.contains(store.sources.sources[Int(item.source)].id) ?? true)
+                && (filter.sources?.contains(store.sources.sources[Int(item.source)]) ?? true)
         }
         return SampleStore.pieces(admitted, table: store.sources, from: from, to: to, priority: priority).map { piece in
             MergedPiece(start: piece.start, end: piece.end, steps: piece.steps, distance: piece.distance,
-                        sourceId: store.sources.sources[Int(piece.source)].id)
+                        source: store.sources.sources[Int(piece.source)])
         }
     }
 }

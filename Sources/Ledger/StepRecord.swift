@@ -31,13 +31,26 @@ public struct SampleSource: Sendable, Hashable, CustomStringConvertible {
     public static func isValidId(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return false }
-        return bytes.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x3A || byte == 0x40
-        }
+        return bytes.allSatisfy(SourceIdentifier.isValidByte)
     }
 
+
+    /// The one name form of a source everywhere (answers, params, files): `kind:id`, for
+    /// example `detector:this-device`, `app:phone`, `device:watch-1`, `manual:alice`.
     public var description: String { "\(kind.rawValue):\(id)" }
+
+    /// Reads the `kind:id` form; a name without a known kind prefix is an app's (`phone` is
+    /// `app:phone`).
+    public init?(name: String) {
+        if let colon = name.firstIndex(of: ":"), let kind = SourceKind(rawValue: String(name[..<colon])) {
+            let id = String(name[name.index(after: colon)...])
+            guard Self.isValidId(id) else { return nil }
+            self.init(id: id, kind: kind)
+        } else {
+            guard Self.isValidId(name) else { return nil }
+            self.init(id: name, kind: .app)
+        }
+    }
 }
 
 /// Per-record flags. `tombstone` records say "the record with sequence `deletes` is gone", so

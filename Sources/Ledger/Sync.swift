@@ -27,6 +27,25 @@ public enum LedgerSync {
     }
 }
 
+/// A client's own identity for a sample (HKMetadataKeySyncIdentifier + version): the same
+/// identifier from the same source with a higher version replaces the sample, an equal or lower
+/// version changes nothing, so a client can resend after a lost answer.
+public struct SampleSync: Sendable, Equatable, Hashable {
+    public var identifier: String
+    public var version: Int64
+    public init(identifier: String, version: Int64) {
+        self.identifier = identifier
+        self.version = version
+    }
+
+    /// 1-128 bytes of letters, digits and `. _ - : @` (one ledger-side field, no spaces).
+    public static func isValidIdentifier(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+        return bytes.allSatisfy(SourceIdentifier.isValidByte)
+    }
+}
+
 /// A sample offered from outside (another device, an app, a person).
 public struct ExternalSample: Sendable, Equatable {
     public var start: Double
@@ -36,9 +55,11 @@ public struct ExternalSample: Sendable, Equatable {
     public var activity: ActivityKind
     public var source: SampleSource
     public var userEntered: Bool
+    public var sync: SampleSync?
 
     public init(start: Double, end: Double, steps: Int, distance: Double = 0, activity: ActivityKind = .walking,
-                source: SampleSource, userEntered: Bool = false) {
+                source: SampleSource, userEntered: Bool = false, sync: SampleSync? = nil) {
+        self.sync = sync
         self.start = start
         self.end = end
         self.steps = steps
@@ -70,7 +91,7 @@ public enum SampleValidationError: Error, Sendable, Equatable, CustomStringConve
         case .implausibleSteps(let steps, let limit): return "\(steps) steps is more than \(limit), the most possible at \(ExternalSampleRules.maximumStepsPerSecond) steps/s over this interval"
         case .negativeDistance(let metres): return "distance \(metres) m must not be negative"
         case .implausibleDistance(let metres, let limit): return "distance \(metres) m is more than \(limit) m, the most possible at \(ExternalSampleRules.maximumMetresPerSecond) m/s over this interval"
-        case .tooLong(let seconds): return "a sample may span at most \(Int(ExternalSampleRules.maximumDuration / 86400)) days, this one spans \(seconds) s; split it"
+        case .tooLong(let seconds): return "a sample may span at most \(Int(ExternalSampleRules.maximumDuration)) s (one day), this one spans \(seconds) s; split it"
         case .invalidSourceId(let id): return "source id '\(id)' must be 1-64 characters of A-Z a-z 0-9 . _ - : @"
         case .detectorSourceReserved: return "source kind 'detector' is reserved for this device's own detector; use device, app or manual"
         }
@@ -78,11 +99,9 @@ public enum SampleValidationError: Error, Sendable, Equatable, CustomStringConve
 }
 
 public enum ExternalSampleRules {
-    /// Sprinters peak near 5 steps/s; more over a whole interval is a bad number.
-    public static let maximumStepsPerSecond = 5.0
-    /// Faster than any runner; cars report through `automotive`, not distance on foot.
-    public static let maximumMetresPerSecond = 12.5
-    public static let maximumDuration: Double = 7 * 86400
+    public static let maximumStepsPerSecond = SampleLimits.maximumStepsPerSecond
+    public static let maximumMetresPerSecond = SampleLimits.maximumMetresPerSecond
+    public static let maximumDuration = SampleLimits.maximumDurationSeconds
 
     public static func validate(_ sample: ExternalSample, now: Double) throws(SampleValidationError) {
         guard sample.start.isFinite, sample.end.isFinite, sample.distance.isFinite else { throw .notFinite }

@@ -56,4 +56,60 @@ public enum LedgerFiles {
               CRC32C.checksum(Array("A1 \(anchor)".utf8)) == crc else { return nil }
         return anchor
     }
+
+    /// The user's source priority order, one `kind:id` per line, replaced atomically.
+    public static let priorityFileName = "source-priority"
+
+    public static func encodePriority(_ order: [SampleSource]) -> [UInt8] {
+        Array(order.map { "P1 \($0.kind.rawValue) \($0.id)\n" }.joined().utf8)
+    }
+
+    public static func decodePriority(_ bytes: [UInt8]) -> [SampleSource]? {
+        guard bytes.isEmpty || bytes.last == 0x0A else { return nil }
+        var order: [SampleSource] = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0] == "P1", let kind = SourceKind(rawValue: String(parts[1])),
+                  SampleSource.isValidId(String(parts[2])) else { return nil }
+            order.append(SampleSource(id: String(parts[2]), kind: kind))
+        }
+        return order
+    }
+
+    /// Sync identifiers of live samples: `Y1 <seq> <start-ms> <kind> <id> <version> <identifier>`
+    /// per line, replaced atomically on change. A line whose record is missing or different
+    /// (a record lost in a crash, its sequence reused) is ignored on load.
+    public static let syncFileName = "sync-identifiers"
+
+    public struct SyncEntry: Sendable, Equatable {
+        public var sequence: UInt64
+        public var startMs: Int64
+        public var source: SampleSource
+        public var sync: SampleSync
+        public init(sequence: UInt64, startMs: Int64, source: SampleSource, sync: SampleSync) {
+            self.sequence = sequence
+            self.startMs = startMs
+            self.source = source
+            self.sync = sync
+        }
+    }
+
+    public static func encodeSync(_ entries: [SyncEntry]) -> [UInt8] {
+        Array(entries.map { e in
+            "Y1 \(e.sequence) \(e.startMs) \(e.source.kind.rawValue) \(e.source.id) \(e.sync.version) \(e.sync.identifier)\n"
+        }.joined().utf8)
+    }
+
+    public static func decodeSync(_ bytes: [UInt8]) -> [SyncEntry] {
+        var entries: [SyncEntry] = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 7, parts[0] == "Y1", let sequence = UInt64(parts[1]), let startMs = Int64(parts[2]),
+                  let kind = SourceKind(rawValue: parts[3]), SampleSource.isValidId(parts[4]),
+                  let version = Int64(parts[5]), SampleSync.isValidIdentifier(parts[6]) else { continue }
+            entries.append(SyncEntry(sequence: sequence, startMs: startMs, source: SampleSource(id: parts[4], kind: kind),
+                                     sync: SampleSync(identifier: parts[6], version: version)))
+        }
+        return entries
+    }
 }

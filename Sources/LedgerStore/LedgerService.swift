@@ -9,7 +9,8 @@ public final class LedgerService {
     private let options: LedgerOptions
     private let logger: EventLogger
     private let fs: any LedgerFileSystem
-    private var deviceSource: SampleSource { SampleSource(id: options.deviceSourceId, kind: .detector) }
+    /// This device's detector records are written under this source.
+    public var deviceSource: SampleSource { SampleSource(id: options.deviceSourceId, kind: .detector) }
 
     /// Accepted records and tombstones (durable and backlog), compact: no per-record String.
     private var store = SampleStore()
@@ -35,6 +36,11 @@ public final class LedgerService {
     /// Detector records must not overlap, so new steps never go before this.
     private var lastDetectorEndMs: Int64 = .min
 
+    private struct HeldSync { var sequence: UInt64; var version: Int64 }
+    /// "kind:id NUL sync identifier" -> the live sample holding it (saved in `sync-identifiers`).
+    private var syncIdentifiers: [String: HeldSync] = [:]
+    private var syncRecords: [UInt64: SampleSync] = [:]
+
     private var degradedMessage: String?
     /// What failed (operation and errno), so a retry failing the same way stays quiet while
     /// the message (with its growing backlog count) is kept current for `health`.
@@ -42,6 +48,11 @@ public final class LedgerService {
     private var nextRetry: Double?
     /// `now` of the last append that reached the disk.
     public private(set) var lastCheckpointTime: Double?
+    /// Which source wins where samples overlap: the options' order until a user sets one
+    /// (`setSourcePriority`), which is kept in the ledger directory across restarts.
+    public private(set) var sourcePriority: SourcePriority
+    /// Called after records reached the disk (and so became exportable), with why.
+    public var onChange: ((LedgerChange) -> Void)?
 
     // MARK: start-up
 
@@ -57,6 +68,7 @@ public final class LedgerService {
         self.options = options
         self.logger = logger
         self.fs = options.fileSystem
+        self.sourcePriority = options.sourcePriority
         do throws(FileSystemError) {
             try fs.makeDirectory(stateDirectory)
             try fs.makeDirectory(directory)
@@ -137,6 +149,31 @@ public final class LedgerService {
             logger.warning("ledger: cannot read \(LedgerFiles.anchorFileName): \(error); treating nothing as synced")
         }
         nextSequence = max(highest, ackedAnchor) + 1
+        if present.contains(LedgerFiles.syncFileName) {
+            do throws(FileSystemError) {
+                for entry in LedgerFiles.decodeSync(try fs.readFile(directory + "/" + LedgerFiles.syncFileName)) {
+                    guard let record = store.liveRecord(sequence: entry.sequence), record.startMs == entry.startMs,
+                          record.source == entry.source else { continue }
+                    syncIdentifiers[entry.source.description + "\u{0}" + entry.sync.identifier] =
+                        HeldSync(sequence: entry.sequence, version: entry.sync.version)
+                    syncRecords[entry.sequence] = entry.sync
+                }
+            } catch {
+                logger.warning("ledger: cannot read \(LedgerFiles.syncFileName): \(error); sync identifiers start afresh")
+            }
+        }
+        if present.contains(LedgerFiles.priorityFileName) {
+            do throws(FileSystemError) {
+                let bytes = try fs.readFile(directory + "/" + LedgerFiles.priorityFileName)
+                if let order = LedgerFiles.decodePriority(bytes) {
+                    sourcePriority = SourcePriority(order: order)
+                } else {
+                    logger.warning("ledger: \(LedgerFiles.priorityFileName) is unreadable; using the default source priority")
+                }
+            } catch {
+                logger.warning("ledger: cannot read \(LedgerFiles.priorityFileName): \(error); using the default source priority")
+            }
+        }
         let totalSteps = store.liveSteps
         logger.info("ledger: \(scanned.count) file(s), \(store.count) record(s), \(totalSteps) step(s), next sequence \(nextSequence)")
     }
@@ -289,6 +326,11 @@ public final class LedgerService {
         store.insert(record)
     }
 
+    private func append(_ records: [StepRecord]) {
+        backlog.append(contentsOf: records)
+        store.insert(contentsOf: records)
+    }
+
     private func writeIfDue(now: Double) {
         guard !backlog.isEmpty || directoryNeedsSync else { return }
         if let retry = nextRetry, now < retry { return }
@@ -298,6 +340,13 @@ public final class LedgerService {
     /// Appends the backlog in sequence order, one write + fdatasync per day file touched.
     private func writeBacklog(now: Double) {
         var written = 0
+        var change = LedgerChange()
+        defer {
+            if written > 0 {
+                change.latestAnchor = store.highestSequence(below: backlog.first?.sequence ?? .max) ?? 0
+                onChange?(change)
+            }
+        }
         while !backlog.isEmpty {
             let day = LedgerFiles.day(of: backlog[0])
             var count = 0
@@ -315,6 +364,15 @@ public final class LedgerService {
             }
             files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
                                  maxSequence: max(existing?.maxSequence ?? 0, batch.last?.sequence ?? 0))
+            for record in batch {
+                if record.isTombstone {
+                    change.reasons.insert(.delete)
+                } else if record.source.kind == .detector {
+                    change.reasons.insert(.checkpoint)
+                } else {
+                    change.reasons.insert(.add)
+                }
+            }
             backlog.removeFirst(count)
             written += count
             lastCheckpointTime = now
@@ -352,42 +410,150 @@ public final class LedgerService {
     /// Adds a validated sample from another source; returns the stored record.
     @discardableResult
     public func addSample(_ sample: ExternalSample, now: Double) throws(LedgerError) -> StepRecord {
-        do throws(SampleValidationError) {
-            try ExternalSampleRules.validate(sample, now: now)
-        } catch {
-            throw .invalidSample(error)
-        }
-        guard !backlogFull else { throw .backlogFull(records: backlog.count) }
-        let record = StepRecord(sequence: takeSequence(), start: sample.start, end: sample.end,
-                                utcOffset: recordedOffset(at: sample.start), steps: sample.steps,
-                                distance: sample.distance, activity: sample.activity, source: sample.source,
-                                flags: sample.userEntered ? .userEntered : [])
-        append(record)
-        writeIfDue(now: now)
-        return record
+        let outcome = try addSamples([sample], now: now)
+        return outcome[0].record
     }
 
-    /// Deletes a sample on behalf of `sourceId`, which must be the sample's own source; the
+    /// Adds samples all or none: every one is checked first (rules, sync identifiers, room in
+    /// the backlog), then all are appended together. A sample with a sync identifier already
+    /// held for its source replaces that one when its version is higher and is a no-op
+    /// otherwise (HKMetadataKeySyncIdentifier semantics).
+    public func addSamples(_ samples: [ExternalSample], now: Double) throws(LedgerError) -> [AddOutcome] {
+        var plan: [(sample: ExternalSample, replaces: UInt64?, unchanged: StepRecord?)] = []
+        var seenKeys = Set<String>()
+        for (index, sample) in samples.enumerated() {
+            do throws(SampleValidationError) {
+                try ExternalSampleRules.validate(sample, now: now)
+            } catch {
+                throw samples.count == 1 ? .invalidSample(error) : .invalidSampleAt(index: index, error)
+            }
+            guard let sync = sample.sync else {
+                plan.append((sample, nil, nil))
+                continue
+            }
+            let key = sample.source.description + "\u{0}" + sync.identifier
+            guard seenKeys.insert(key).inserted else { throw .duplicateSyncIdentifier(sync.identifier) }
+            if let held = syncIdentifiers[key], let existing = store.liveRecord(sequence: held.sequence) {
+                if sync.version > held.version {
+                    plan.append((sample, existing.sequence, nil))
+                } else {
+                    plan.append((sample, nil, existing))
+                }
+            } else {
+                plan.append((sample, nil, nil))
+            }
+        }
+        let needed = plan.reduce(0) { $0 + ($1.unchanged != nil ? 0 : ($1.replaces != nil ? 2 : 1)) }
+        guard backlog.count + needed <= options.maximumBacklogRecords else { throw .backlogFull(records: backlog.count) }
+        var outcomes: [AddOutcome] = []
+        var added: [StepRecord] = []
+        for entry in plan {
+            if let existing = entry.unchanged {
+                outcomes.append(AddOutcome(record: existing, status: .unchanged))
+                continue
+            }
+            if let replaced = entry.replaces, let old = store.liveRecord(sequence: replaced) {
+                added.append(tombstone(for: old))
+            }
+            let sample = entry.sample
+            let record = StepRecord(sequence: takeSequence(), start: sample.start, end: sample.end,
+                                    utcOffset: recordedOffset(at: sample.start), steps: sample.steps,
+                                    distance: sample.distance, activity: sample.activity, source: sample.source,
+                                    flags: sample.userEntered ? .userEntered : [])
+            added.append(record)
+            if let sync = sample.sync {
+                syncIdentifiers[sample.source.description + "\u{0}" + sync.identifier] =
+                    HeldSync(sequence: record.sequence, version: sync.version)
+                syncRecords[record.sequence] = sync
+            }
+            outcomes.append(AddOutcome(record: record, status: entry.replaces != nil ? .replaced : .added))
+        }
+        append(added)
+        writeIfDue(now: now)
+        if plan.contains(where: { $0.sample.sync != nil && $0.unchanged == nil }) { saveSyncIdentifiers() }
+        return outcomes
+    }
+
+    /// Deletes a sample on behalf of `source`, which must be the sample's own source; the
     /// deletion is itself a record (a tombstone) so sync clients see it.
     @discardableResult
-    public func deleteSample(sequence: UInt64, sourceId: String, now: Double) throws(LedgerError) -> StepRecord {
-        guard let record = store.liveRecord(sequence: sequence) else {
-            throw store.isDeleted(sequence: sequence) ? .alreadyDeleted(sequence: sequence) : .notFound(sequence: sequence)
-        }
-        guard record.source.kind != .detector else { throw .detectorRecordsAreNotDeletable(sequence: sequence) }
-        guard record.source.id == sourceId else {
-            throw .notOwner(sequence: sequence, owner: record.source.id, requester: sourceId)
-        }
-        guard !backlogFull else { throw .backlogFull(records: backlog.count) }
-        var flags: RecordFlags = .tombstone
-        if record.isUserEntered { flags.insert(.userEntered) }
-        let tombstone = StepRecord(sequence: takeSequence(), startMs: record.startMs, endMs: record.endMs,
-                                   utcOffset: record.utcOffset, steps: 0, distanceMm: 0, activity: record.activity,
-                                   source: record.source, flags: flags, deletes: sequence)
-        append(tombstone)
-        writeIfDue(now: now)
+    public func deleteSample(sequence: UInt64, source: SampleSource, now: Double) throws(LedgerError) -> StepRecord {
+        let outcome = try deleteSamples(sequences: [sequence], source: source, now: now)
+        if let missing = outcome.notFound.first { throw .notFound(sequence: missing) }
+        if let gone = outcome.alreadyDeleted.first { throw .alreadyDeleted(sequence: gone) }
+        guard let tombstone = outcome.tombstones.first else { throw .notFound(sequence: sequence) }
         return tombstone
     }
+
+    /// Deletes samples all or none: ids that do not exist or are already deleted are reported,
+    /// any other refusal (another source's sample, a detector record, a full backlog) deletes
+    /// nothing, so a retry of the same call gives the same answer.
+    public func deleteSamples(sequences: [UInt64], source: SampleSource, now: Double) throws(LedgerError) -> DeleteOutcome {
+        var outcome = DeleteOutcome()
+        var doomed: [StepRecord] = []
+        var seen = Set<UInt64>()
+        for sequence in sequences where seen.insert(sequence).inserted {
+            guard let record = store.liveRecord(sequence: sequence) else {
+                if store.isDeleted(sequence: sequence) {
+                    outcome.alreadyDeleted.append(sequence)
+                } else {
+                    outcome.notFound.append(sequence)
+                }
+                continue
+            }
+            guard record.source.kind != .detector else { throw .detectorRecordsAreNotDeletable(sequence: sequence) }
+            guard record.source == source else {
+                throw .notOwner(sequence: sequence, owner: record.source.description, requester: source.description)
+            }
+            doomed.append(record)
+        }
+        guard backlog.count + doomed.count <= options.maximumBacklogRecords else { throw .backlogFull(records: backlog.count) }
+        outcome.tombstones = doomed.map(tombstone(for:))
+        append(outcome.tombstones)
+        writeIfDue(now: now)
+        return outcome
+    }
+
+    private func saveSyncIdentifiers() {
+        var entries: [LedgerFiles.SyncEntry] = []
+        for (sequence, sync) in syncRecords.sorted(by: { $0.key < $1.key }) {
+            guard let record = store.liveRecord(sequence: sequence) else { continue }
+            entries.append(LedgerFiles.SyncEntry(sequence: sequence, startMs: record.startMs, source: record.source, sync: sync))
+        }
+        let path = directory + "/" + LedgerFiles.syncFileName
+        do throws(FileSystemError) {
+            try fs.writeFileDurably(path + ".new", LedgerFiles.encodeSync(entries))
+            try fs.rename(path + ".new", to: path)
+        } catch {
+            logger.warning("ledger: cannot save sync identifiers: \(error); they hold until the agent restarts")
+        }
+    }
+
+    private func tombstone(for record: StepRecord) -> StepRecord {
+        var flags: RecordFlags = .tombstone
+        if record.isUserEntered { flags.insert(.userEntered) }
+        return StepRecord(sequence: takeSequence(), startMs: record.startMs, endMs: record.endMs,
+                          utcOffset: record.utcOffset, steps: 0, distanceMm: 0, activity: record.activity,
+                          source: record.source, flags: flags, deletes: record.sequence)
+    }
+
+    /// Sets (and keeps across restarts) which sources win where samples overlap.
+    public func setSourcePriority(_ order: [SampleSource]) throws(LedgerError) {
+        var unique: [SampleSource] = []
+        for source in order where !unique.contains(source) { unique.append(source) }
+        let path = directory + "/" + LedgerFiles.priorityFileName
+        do throws(FileSystemError) {
+            try fs.writeFileDurably(path + ".new", LedgerFiles.encodePriority(unique))
+            try fs.rename(path + ".new", to: path)
+            try fs.syncDirectory(directory)
+        } catch {
+            throw .fileSystem(error)
+        }
+        sourcePriority = SourcePriority(order: unique)
+    }
+
+    /// Every source the ledger has seen, from the winner down.
+    public var rankedSources: [SampleSource] { sourcePriority.ranked(store.sources.sources) }
 
     // MARK: queries
 
@@ -401,7 +567,7 @@ public final class LedgerService {
     public func pedometerData(from: Double, to: Double, filter: SampleFilter = .init(),
                               splitBySource: Bool = false) throws(LedgerError) -> PedometerData {
         do throws(LedgerQueryError) {
-            return try store.pedometer(from: from, to: to, filter: filter, priority: options.sourcePriority,
+            return try store.pedometer(from: from, to: to, filter: filter, priority: sourcePriority,
                                        splitBySource: splitBySource, extra: liveSamples)
         } catch {
             throw .query(error)
@@ -419,7 +585,7 @@ public final class LedgerService {
                                      splitBySource: Bool = false) throws(LedgerError) -> [StatisticsBucket] {
         do throws(LedgerQueryError) {
             return try store.collection(from: from, to: to, anchor: anchor, interval: interval, timeZone: timeZone,
-                                        filter: filter, priority: options.sourcePriority, splitBySource: splitBySource,
+                                        filter: filter, priority: sourcePriority, splitBySource: splitBySource,
                                         extra: liveSamples)
         } catch {
             throw .query(error)
@@ -430,7 +596,7 @@ public final class LedgerService {
                            filter: SampleFilter = .init(), splitBySource: Bool = false) throws(LedgerError) -> RangeStatistics {
         do throws(LedgerQueryError) {
             return try store.statistics(from: from, to: to, interval: interval, timeZone: timeZone, filter: filter,
-                                        priority: options.sourcePriority, splitBySource: splitBySource, extra: liveSamples)
+                                        priority: sourcePriority, splitBySource: splitBySource, extra: liveSamples)
         } catch {
             throw .query(error)
         }
@@ -450,6 +616,14 @@ public final class LedgerService {
     /// Steps of every live sample (all sources, unmerged) plus the pending detector steps.
     public var recordedSteps: Int { store.liveSteps + (pending?.steps ?? 0) }
 
+    /// Live samples that start in [from, to), by start time, at most `limit` (HKSampleQuery).
+    public func samples(startingFrom from: Double, to: Double, filter: SampleFilter, limit: Int) -> [StepRecord] {
+        store.liveRecords(startingFrom: from, to: to, filter: filter, limit: limit)
+    }
+
+    /// The sync identifier and version a sample was added with, if any.
+    public func syncMetadata(sequence: UInt64) -> SampleSync? { syncRecords[sequence] }
+
     // MARK: sync
 
     /// Durable records and tombstones after `anchor`, at most `limit`.
@@ -458,6 +632,9 @@ public final class LedgerService {
     }
 
     public var acknowledgedAnchor: UInt64 { ackedAnchor }
+
+    /// Durable records and tombstones above the acknowledged anchor.
+    public var pendingRecordCount: Int { store.count(above: ackedAnchor, below: backlog.first?.sequence ?? .max) }
 
     /// The client has stored everything up to `anchor`: remember it (atomically) and prune.
     @discardableResult

@@ -39,6 +39,8 @@ public enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidOptions(String)
     case fileSystem(FileSystemError)
     case invalidSample(SampleValidationError)
+    case invalidSampleAt(index: Int, SampleValidationError)
+    case duplicateSyncIdentifier(String)
     case query(LedgerQueryError)
     case notFound(sequence: UInt64)
     case alreadyDeleted(sequence: UInt64)
@@ -52,6 +54,8 @@ public enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidOptions(let reason): return "invalid ledger options: \(reason)"
         case .fileSystem(let error): return "ledger files: \(error)"
         case .invalidSample(let error): return "sample refused: \(error)"
+        case .invalidSampleAt(let index, let error): return "samples[\(index)] refused (none were added): \(error)"
+        case .duplicateSyncIdentifier(let id): return "sync identifier '\(id)' appears twice in one call (none were added)"
         case .query(let error): return "query refused: \(error)"
         case .notFound(let sequence): return "no sample with sequence \(sequence)"
         case .alreadyDeleted(let sequence): return "sample \(sequence) is already deleted"
@@ -71,4 +75,28 @@ public struct PruneResult: Sendable, Equatable {
     public var removedFiles: [String] = []
     public var removedRecords = 0
     public var removedUnsyncedFiles: [String] = []
+}
+
+/// Why the ledger changed: what `onChange` reports once records reached the disk.
+public struct LedgerChange: Sendable, Equatable {
+    public enum Reason: String, Sendable, CaseIterable, Hashable { case add, delete, checkpoint }
+    public var reasons: Set<Reason> = []
+    /// The highest exportable anchor now.
+    public var latestAnchor: UInt64 = 0
+    public init() {}
+}
+
+/// What `addSamples` did with one sample.
+public struct AddOutcome: Sendable, Equatable {
+    public enum Status: String, Sendable { case added, replaced, unchanged }
+    /// The stored record (for `unchanged`, the one already held).
+    public var record: StepRecord
+    public var status: Status
+}
+
+/// What `deleteSamples` did.
+public struct DeleteOutcome: Sendable, Equatable {
+    public var tombstones: [StepRecord] = []
+    public var notFound: [UInt64] = []
+    public var alreadyDeleted: [UInt64] = []
 }

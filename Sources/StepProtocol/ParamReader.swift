@@ -118,6 +118,25 @@ public struct ParamReader {
         return s
     }
 
+    /// A source in its one name form `kind:id` (`app:phone`, `device:watch-1`, `manual:alice`,
+    /// `detector:this-device`); a bare id means `app:<id>`. Returned in the `kind:id` form.
+    public func sourceName(_ key: String) throws(RPCError) -> String? {
+        guard let s = try string(key, maxLength: 80) else { return nil }
+        guard let name = SourceName(s) else { throw .invalidParams(SourceName.formMessage(key: key, got: s)) }
+        return name.text
+    }
+
+    /// `sources`: a list of source names (a source filter), nil when absent.
+    public func sourceNames(_ key: String) throws(RPCError) -> [String]? {
+        guard let names = try stringArray(key, maxCount: 64, maxLength: 80) else { return nil }
+        var out: [String] = []
+        for (index, s) in names.enumerated() {
+            guard let name = SourceName(s) else { throw .invalidParams(SourceName.formMessage(key: "\(key)[\(index)]", got: s)) }
+            if !out.contains(name.text) { out.append(name.text) }
+        }
+        return out
+    }
+
     public func stringArray(_ key: String, maxCount: Int, maxLength: Int) throws(RPCError) -> [String]? {
         guard let value = present(key) else { return nil }
         guard let array = value.arrayValue else { throw .invalidParams("\"\(key)\" must be an array of strings, got \(value.kindName)") }
@@ -138,8 +157,8 @@ public struct ParamReader {
     /// the agent against its zone database (-32004 when unknown).
     public func timeZone(_ key: String = "time_zone") throws(RPCError) -> String? {
         guard let s = try string(key, maxLength: 64) else { return nil }
-        guard Self.isASCIIAlphanumeric(s, orOneOf: "/_+-"), !s.hasPrefix("/"), !s.contains("..") else {
-            throw .invalidParams("\"\(key)\" must be an IANA time zone name such as \"Europe/Berlin\" or \"UTC\", got \(JSONValue.string(s).jsonText)")
+        guard Self.isASCIIAlphanumeric(s, orOneOf: "/_+-:"), !s.hasPrefix("/"), !s.contains("..") else {
+            throw .invalidParams("\"\(key)\" must be an IANA time zone name such as \"Europe/Berlin\", \"UTC\" or an offset such as \"+02:00\", got \(JSONValue.string(s).jsonText)")
         }
         return s
     }

@@ -1,4 +1,5 @@
 import StepJSON
+import StepdModel
 
 /// The period a query covers: explicit UTC bounds, or the current local day (in `time_zone`,
 /// else the agent's zone) up to now.
@@ -80,17 +81,51 @@ public struct BucketInterval: Sendable, Equatable {
     }
 }
 
+/// Which samples a query counts, the same two fields on every query: `sources` (only these,
+/// like HealthKit's `predicateForObjects(from:)`; default every source) and
+/// `include_user_entered` (default true, as HealthKit statistics count them).
+public struct SampleSelection: Sendable, Equatable {
+    public var sources: [String]?
+    public var includeUserEntered: Bool
+
+    public init(sources: [String]? = nil, includeUserEntered: Bool = true) {
+        self.sources = sources
+        self.includeUserEntered = includeUserEntered
+    }
+
+    static let fields = ["sources", "include_user_entered"]
+
+    static func read(_ reader: ParamReader) throws(RPCError) -> SampleSelection {
+        SampleSelection(sources: try reader.sourceNames("sources"),
+                        includeUserEntered: try reader.bool("include_user_entered") ?? true)
+    }
+
+    func write(into o: inout JSONObject) {
+        if let sources { o["sources"] = .array(sources.map { .string($0) }) }
+        if !includeUserEntered { o["include_user_entered"] = false }
+    }
+}
+
 /// Most buckets one statistics or collection request may produce.
 public let maxBucketsPerRequest = 10_000
 /// Longest span of one query (about 10 years).
 public let maxQuerySpanSeconds: Double = 3660 * 86_400
 
-private func checkBucketCount(_ range: QueryRange, _ interval: BucketInterval) throws(RPCError) {
-    guard case .between(let start, let end) = range else { return }
-    let buckets = ((end - start) / interval.nominalSeconds).rounded(.up)
+/// Refuses more than `maxBucketsPerRequest` buckets. With an `anchor` the first and last
+/// buckets may be partial, so they are counted from the anchor, not from the range length.
+/// The agent checks the exact count again after laying out day buckets in the query's zone.
+public func checkBucketCount(start: Double, end: Double, anchor: Double?, interval: BucketInterval) throws(RPCError) {
+    let length = interval.nominalSeconds
+    let origin = anchor ?? start
+    let buckets = ((end - origin) / length).rounded(.up) - ((start - origin) / length).rounded(.down)
     guard buckets <= Double(maxBucketsPerRequest) else {
-        throw .validationFailed("\(Int(buckets)) buckets of \(interval.count) \(interval.unit.rawValue); at most \(maxBucketsPerRequest) per request: use a longer interval or a shorter range")
+        throw .validationFailed("\(buckets < 1e15 ? String(Int(buckets)) : "too many") buckets of \(interval.count) \(interval.unit.rawValue); at most \(maxBucketsPerRequest) per request: use a longer interval or a shorter range")
     }
+}
+
+private func checkBucketCount(_ range: QueryRange, anchor: Double? = nil, _ interval: BucketInterval) throws(RPCError) {
+    guard case .between(let start, let end) = range else { return }
+    try checkBucketCount(start: start, end: end, anchor: anchor, interval: interval)
 }
 
 /// `steps.query`: totals over a range.
@@ -98,25 +133,30 @@ public struct StepsQueryParams: Sendable, Equatable {
     public var range: QueryRange
     public var timeZone: String?
     public var bySource: Bool
+    public var selection: SampleSelection
 
-    public init(range: QueryRange, timeZone: String? = nil, bySource: Bool = false) {
+    public init(range: QueryRange, timeZone: String? = nil, bySource: Bool = false, selection: SampleSelection = .init()) {
         self.range = range
         self.timeZone = timeZone
         self.bySource = bySource
+        self.selection = selection
     }
 
     public init(json params: JSONValue?) throws(RPCError) {
         let method = RPCMethod.stepsQuery.rawValue
-        let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone", "by_source"])
+        let reader = try ParamReader(params, method: method,
+                                     allowed: QueryRange.fields + ["time_zone", "by_source"] + SampleSelection.fields)
         range = try QueryRange.read(reader, method: method, maxSpan: maxQuerySpanSeconds)
         timeZone = try reader.timeZone()
         bySource = try reader.bool("by_source") ?? false
+        selection = try SampleSelection.read(reader)
     }
 
     public var json: JSONValue {
         var o = range.json
         if let timeZone { o["time_zone"] = .string(timeZone) }
         if bySource { o["by_source"] = true }
+        selection.write(into: &o)
         return .object(o)
     }
 }
@@ -132,18 +172,20 @@ public struct StepsStatisticsParams: Sendable, Equatable {
     public var timeZone: String?
     public var bucket: BucketInterval
     public var options: [StatisticsOption]
+    public var selection: SampleSelection
 
     public init(range: QueryRange, timeZone: String? = nil, bucket: BucketInterval = BucketInterval(.days, 1),
-                options: [StatisticsOption] = [.sum]) {
+                options: [StatisticsOption] = [.sum], selection: SampleSelection = .init()) {
         self.range = range
         self.timeZone = timeZone
         self.bucket = bucket
         self.options = options
+        self.selection = selection
     }
 
     public init(json params: JSONValue?) throws(RPCError) {
         let method = RPCMethod.stepsStatistics.rawValue
-        let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone", "bucket", "options"])
+        let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone", "bucket", "options"] + SampleSelection.fields)
         range = try QueryRange.read(reader, method: method, maxSpan: maxQuerySpanSeconds)
         timeZone = try reader.timeZone()
         bucket = try reader.objectValue("bucket").map { (o) throws(RPCError) in try BucketInterval.read(o, key: "bucket") } ?? BucketInterval(.days, 1)
@@ -160,6 +202,7 @@ public struct StepsStatisticsParams: Sendable, Equatable {
         } else {
             options = [.sum]
         }
+        selection = try SampleSelection.read(reader)
         try checkBucketCount(range, bucket)
     }
 
@@ -168,6 +211,7 @@ public struct StepsStatisticsParams: Sendable, Equatable {
         if let timeZone { o["time_zone"] = .string(timeZone) }
         o["bucket"] = bucket.json
         o["options"] = .array(options.map { .string($0.rawValue) })
+        selection.write(into: &o)
         return .object(o)
     }
 }
@@ -181,22 +225,22 @@ public struct StepsCollectionParams: Sendable, Equatable {
     public var interval: BucketInterval
     /// true: each bucket lists per-source totals; false: sources merged without double counting.
     public var bySource: Bool
-    public var includeUserEntered: Bool
+    public var selection: SampleSelection
 
     public init(range: QueryRange, timeZone: String? = nil, anchor: Double? = nil, interval: BucketInterval,
-                bySource: Bool = false, includeUserEntered: Bool = true) {
+                bySource: Bool = false, selection: SampleSelection = .init()) {
         self.range = range
         self.timeZone = timeZone
         self.anchor = anchor
         self.interval = interval
         self.bySource = bySource
-        self.includeUserEntered = includeUserEntered
+        self.selection = selection
     }
 
     public init(json params: JSONValue?) throws(RPCError) {
         let method = RPCMethod.stepsCollection.rawValue
         let reader = try ParamReader(params, method: method,
-                                     allowed: QueryRange.fields + ["time_zone", "anchor", "interval", "by_source", "include_user_entered"])
+                                     allowed: QueryRange.fields + ["time_zone", "anchor", "interval", "by_source"] + SampleSelection.fields)
         range = try QueryRange.read(reader, method: method, maxSpan: maxQuerySpanSeconds)
         timeZone = try reader.timeZone()
         anchor = try reader.timestamp("anchor")
@@ -205,8 +249,8 @@ public struct StepsCollectionParams: Sendable, Equatable {
         }
         interval = try BucketInterval.read(intervalObject, key: "interval")
         bySource = try reader.bool("by_source") ?? false
-        includeUserEntered = try reader.bool("include_user_entered") ?? true
-        try checkBucketCount(range, interval)
+        selection = try SampleSelection.read(reader)
+        try checkBucketCount(range, anchor: anchor, interval)
     }
 
     public var json: JSONValue {
@@ -214,8 +258,8 @@ public struct StepsCollectionParams: Sendable, Equatable {
         if let timeZone { o["time_zone"] = .string(timeZone) }
         if let anchor { o["anchor"] = .double(anchor) }
         o["interval"] = interval.json
-        o["by_source"] = .bool(bySource)
-        o["include_user_entered"] = .bool(includeUserEntered)
+        if bySource { o["by_source"] = true }
+        selection.write(into: &o)
         return .object(o)
     }
 }
@@ -241,11 +285,27 @@ public struct ActivityQueryParams: Sendable, Equatable {
 /// `steps.subscribe`: a `steps.update` notification each `update_on` steps.
 public struct StepsSubscribeParams: Sendable, Equatable {
     public var updateOn: Int
-    public init(updateOn: Int = 1) { self.updateOn = updateOn }
+    /// Count from this UTC time instead of from now (CMPedometer `startUpdates(from:)`): the
+    /// steps already in the ledger since then are included and sent at once.
+    public var from: Double?
+    /// How far back `from` may reach (CMPedometer keeps seven days).
+    public static let maximumLookback: Double = 7 * 86_400
+
+    public init(updateOn: Int = 1, from: Double? = nil) {
+        self.updateOn = updateOn
+        self.from = from
+    }
 
     public init(json params: JSONValue?) throws(RPCError) {
-        let reader = try ParamReader(params, method: RPCMethod.stepsSubscribe.rawValue, allowed: ["update_on"])
+        let reader = try ParamReader(params, method: RPCMethod.stepsSubscribe.rawValue, allowed: ["update_on", "from"])
         updateOn = try reader.int("update_on", in: 1...100_000) ?? 1
+        from = try reader.timestamp("from")
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["update_on": .int(updateOn)]
+        if let from { o["from"] = .double(from) }
+        return .object(o)
     }
 }
 
@@ -260,59 +320,115 @@ public struct UnsubscribeParams: Sendable, Equatable {
     }
 }
 
-/// `samples.add`: steps from another source (a phone, a treadmill) or entered by the user.
-public struct SamplesAddParams: Sendable, Equatable {
+/// One sample of a `samples.add` call.
+public struct SampleInput: Sendable, Equatable {
+    /// `kind:id` (see `SourceName`); a bare id is `app:<id>`.
     public var source: String
     public var start: Double
     public var end: Double
     public var steps: Int
     public var distanceMeters: Double?
     public var userEntered: Bool
+    /// The client's own id for the sample (HKMetadataKeySyncIdentifier) and its version.
+    public var syncIdentifier: String?
+    public var syncVersion: Int64?
 
-    public init(source: String, start: Double, end: Double, steps: Int, distanceMeters: Double? = nil, userEntered: Bool = false) {
+    public init(source: String, start: Double, end: Double, steps: Int, distanceMeters: Double? = nil,
+                userEntered: Bool = false, syncIdentifier: String? = nil, syncVersion: Int64? = nil) {
         self.source = source
         self.start = start
         self.end = end
         self.steps = steps
         self.distanceMeters = distanceMeters
         self.userEntered = userEntered
+        self.syncIdentifier = syncIdentifier
+        self.syncVersion = syncVersion
     }
 
-    /// The agent's own detections use this source name; clients may not write under it.
-    public static let reservedSource = "stepd"
+    static let fields = ["source", "start", "end", "steps", "distance_m", "user_entered", "sync_identifier", "sync_version"]
 
-    public init(json params: JSONValue?) throws(RPCError) {
-        let reader = try ParamReader(params, method: RPCMethod.samplesAdd.rawValue,
-                                     allowed: ["source", "start", "end", "steps", "distance_m", "user_entered"])
-        guard let source = try reader.identifier("source", maxLength: 64) else {
-            throw .invalidParams("samples.add needs \"source\" (letters, digits, '.', '_', '-'; at most 64 bytes)")
+    init(_ reader: ParamReader, method: String) throws(RPCError) {
+        guard let source = try reader.sourceName("source") else {
+            throw .invalidParams("\(method) needs \"source\", a source name kind:id such as \"app:phone\" or \"device:watch-1\"")
         }
-        guard source != Self.reservedSource else {
-            throw .validationFailed("source \"stepd\" is reserved for the agent's own detections; name your source")
+        guard let name = SourceName(source), !name.isDetector else {
+            throw .validationFailed("source kind \"detector\" is reserved for the agent's own detections; name your source (e.g. app:phone)")
         }
         self.source = source
         start = try reader.requiredTimestamp("start")
         end = try reader.requiredTimestamp("end")
         guard end > start else { throw .validationFailed("\"end\" must be after \"start\"") }
-        guard end - start <= 86_400 else { throw .validationFailed("one sample may span at most 86400 s; split longer periods") }
+        let maxSpan = SampleLimits.maximumDurationSeconds
+        guard end - start <= maxSpan else { throw .validationFailed("one sample may span at most \(Int(maxSpan)) s; split longer periods") }
         steps = try reader.requiredInt("steps", in: 0...200_000)
-        // 12.5 steps/s is beyond any human cadence: such a sample is a unit mistake.
-        guard Double(steps) <= (end - start) * 12.5 else {
-            throw .validationFailed("\(steps) steps in \(JSONValue.double(end - start).jsonText) s is more than 12.5 steps/s")
+        let rate = SampleLimits.maximumStepsPerSecond
+        guard Double(steps) <= ((end - start) * rate).rounded(.up) else {
+            throw .validationFailed("\(steps) steps in \(JSONValue.double(end - start).jsonText) s is more than \(JSONValue.double(rate).jsonText) steps/s")
         }
         distanceMeters = try reader.double("distance_m", in: 0...500_000)
         userEntered = try reader.bool("user_entered") ?? false
+        syncIdentifier = try reader.string("sync_identifier", maxLength: 128)
+        if let syncIdentifier, !syncIdentifier.utf8.allSatisfy(SourceIdentifier.isValidByte) {
+            throw .invalidParams("\"sync_identifier\" may only contain A-Z a-z 0-9 . _ - : @, got \(JSONValue.string(syncIdentifier).jsonText)")
+        }
+        syncVersion = try reader.int64("sync_version", in: 0...Int64(1) << 53)
+        if syncVersion != nil && syncIdentifier == nil {
+            throw .invalidParams("\"sync_version\" needs \"sync_identifier\"")
+        }
     }
 
-    public var json: JSONValue {
+    public var json: JSONObject {
         var o: JSONObject = ["source": .string(source), "start": .double(start), "end": .double(end), "steps": .int(steps)]
         if let distanceMeters { o["distance_m"] = .double(distanceMeters) }
-        o["user_entered"] = .bool(userEntered)
-        return .object(o)
+        if userEntered { o["user_entered"] = true }
+        if let syncIdentifier { o["sync_identifier"] = .string(syncIdentifier) }
+        if let syncVersion { o["sync_version"] = .int64(syncVersion) }
+        return o
     }
 }
 
-/// `samples.delete`: removes samples a source added earlier.
+/// `samples.add`: steps from other sources (a phone, a treadmill) or entered by the user. One
+/// sample's fields as params, or `"samples": [...]` for several added all or none.
+public struct SamplesAddParams: Sendable, Equatable {
+    public var samples: [SampleInput]
+
+    public init(samples: [SampleInput]) { self.samples = samples }
+    public init(_ sample: SampleInput) { self.samples = [sample] }
+
+    public init(json params: JSONValue?) throws(RPCError) {
+        let method = RPCMethod.samplesAdd.rawValue
+        let reader = try ParamReader(params, method: method, allowed: SampleInput.fields + ["samples"])
+        guard let list = reader.object["samples"], !list.isNull else {
+            samples = [try SampleInput(reader, method: method)]
+            return
+        }
+        guard reader.object.count == 1 else {
+            throw .invalidParams("give either one sample's fields or \"samples\": [...], not both")
+        }
+        guard let array = list.arrayValue, !array.isEmpty, array.count <= SampleLimits.maximumPerCall else {
+            throw .invalidParams("\"samples\" must be an array of 1 to \(SampleLimits.maximumPerCall) sample objects")
+        }
+        var parsed: [SampleInput] = []
+        parsed.reserveCapacity(array.count)
+        for (index, element) in array.enumerated() {
+            guard element.objectValue != nil else { throw .invalidParams("\"samples\"[\(index)] must be an object, got \(element.kindName)") }
+            do throws(RPCError) {
+                let inner = try ParamReader(element, method: method, allowed: SampleInput.fields)
+                parsed.append(try SampleInput(inner, method: method))
+            } catch {
+                throw RPCError(code: error.code, message: "samples[\(index)]: " + error.message + " (none were added)")
+            }
+        }
+        samples = parsed
+    }
+
+    public var json: JSONValue {
+        if samples.count == 1 { return .object(samples[0].json) }
+        return ["samples": .array(samples.map { .object($0.json) })]
+    }
+}
+
+/// `samples.delete`: removes samples a source added earlier, all or none.
 public struct SamplesDeleteParams: Sendable, Equatable {
     public var source: String
     public var ids: [String]
@@ -324,11 +440,11 @@ public struct SamplesDeleteParams: Sendable, Equatable {
 
     public init(json params: JSONValue?) throws(RPCError) {
         let reader = try ParamReader(params, method: RPCMethod.samplesDelete.rawValue, allowed: ["source", "ids"])
-        guard let source = try reader.identifier("source", maxLength: 64) else {
-            throw .invalidParams("samples.delete needs \"source\", the source the samples were added under")
+        guard let source = try reader.sourceName("source") else {
+            throw .invalidParams("samples.delete needs \"source\", the source the samples were added under (kind:id)")
         }
-        guard source != SamplesAddParams.reservedSource else {
-            throw .validationFailed("the agent's own detections (source \"stepd\") cannot be deleted")
+        guard SourceName(source)?.isDetector != true else {
+            throw .validationFailed("the agent's own detections (kind detector) cannot be deleted")
         }
         self.source = source
         guard let ids = try reader.stringArray("ids", maxCount: 1000, maxLength: 64) else {
@@ -336,6 +452,57 @@ public struct SamplesDeleteParams: Sendable, Equatable {
         }
         self.ids = ids
     }
+
+    public var json: JSONValue { ["source": .string(source), "ids": .array(ids.map { .string($0) })] }
+}
+
+/// `samples.list`: samples that start in a range, by start time (like HKSampleQuery).
+public struct SamplesListParams: Sendable, Equatable {
+    public var range: QueryRange
+    public var timeZone: String?
+    public var selection: SampleSelection
+    public var limit: Int
+    public static let maximumLimit = 2000
+
+    public init(range: QueryRange, timeZone: String? = nil, selection: SampleSelection = .init(), limit: Int = 500) {
+        self.range = range
+        self.timeZone = timeZone
+        self.selection = selection
+        self.limit = limit
+    }
+
+    public init(json params: JSONValue?) throws(RPCError) {
+        let method = RPCMethod.samplesList.rawValue
+        let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone", "limit"] + SampleSelection.fields)
+        range = try QueryRange.read(reader, method: method, maxSpan: maxQuerySpanSeconds)
+        timeZone = try reader.timeZone()
+        selection = try SampleSelection.read(reader)
+        limit = try reader.int("limit", in: 1...Self.maximumLimit) ?? 500
+    }
+
+    public var json: JSONValue {
+        var o = range.json
+        if let timeZone { o["time_zone"] = .string(timeZone) }
+        selection.write(into: &o)
+        o["limit"] = .int(limit)
+        return .object(o)
+    }
+}
+
+/// `sources.priority` (admin): which sources win where samples overlap, first wins.
+public struct SourcesPriorityParams: Sendable, Equatable {
+    public var order: [String]
+    public init(order: [String]) { self.order = order }
+
+    public init(json params: JSONValue?) throws(RPCError) {
+        let reader = try ParamReader(params, method: RPCMethod.sourcesPriority.rawValue, allowed: ["order"])
+        guard reader.has("order") else {
+            throw .invalidParams("sources.priority needs \"order\": source names, the winner first (sources.list shows them)")
+        }
+        order = try reader.sourceNames("order") ?? []
+    }
+
+    public var json: JSONValue { ["order": .array(order.map { .string($0) })] }
 }
 
 /// `ledger.export`: records after `anchor`, oldest first.
@@ -353,6 +520,8 @@ public struct LedgerExportParams: Sendable, Equatable {
         anchor = try reader.int64("anchor", in: 0...Int64.max) ?? 0
         limit = try reader.int("limit", in: 1...10_000) ?? 1000
     }
+
+    public var json: JSONValue { ["anchor": .int64(anchor), "limit": .int(limit)] }
 }
 
 /// `ledger.ack`: the client has stored everything up to and including `anchor`.
@@ -367,6 +536,8 @@ public struct LedgerAckParams: Sendable, Equatable {
         }
         self.anchor = anchor
     }
+
+    public var json: JSONValue { ["anchor": .int64(anchor)] }
 }
 
 /// `recording.start`: raw accelerometer capture for field testers.
@@ -383,6 +554,12 @@ public struct RecordingStartParams: Sendable, Equatable {
         let reader = try ParamReader(params, method: RPCMethod.recordingStart.rawValue, allowed: ["minutes", "label"])
         minutes = try reader.int("minutes", in: 1...240) ?? 10
         label = try reader.identifier("label", maxLength: 48)
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["minutes": .int(minutes)]
+        if let label { o["label"] = .string(label) }
+        return .object(o)
     }
 }
 

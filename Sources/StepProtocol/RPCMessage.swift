@@ -1,7 +1,7 @@
 import StepJSON
 
 /// The protocol revision reported by `status`; bumped on incompatible changes only.
-public let stepdProtocolVersion = 1
+public let stepdProtocolVersion = 2
 
 /// A JSON-RPC request id: a string, an integer or null.
 public enum RPCID: Sendable, Hashable {

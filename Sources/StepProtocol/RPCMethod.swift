@@ -11,6 +11,10 @@ public enum RPCMethod: String, Sendable, CaseIterable {
     case unsubscribe
     case samplesAdd = "samples.add"
     case samplesDelete = "samples.delete"
+    case samplesList = "samples.list"
+    case sourcesList = "sources.list"
+    case sourcesPriority = "sources.priority"
+    case ledgerSubscribe = "ledger.subscribe"
     case ledgerExport = "ledger.export"
     case ledgerAck = "ledger.ack"
     case recordingStart = "recording.start"
@@ -20,7 +24,7 @@ public enum RPCMethod: String, Sendable, CaseIterable {
     /// (root, the agent's own user, or a member of the admin group).
     public var changesState: Bool {
         switch self {
-        case .samplesAdd, .samplesDelete, .ledgerAck, .recordingStart, .recordingStop: return true
+        case .samplesAdd, .samplesDelete, .sourcesPriority, .ledgerAck, .recordingStart, .recordingStop: return true
         default: return false
         }
     }
@@ -30,7 +34,16 @@ public enum RPCMethod: String, Sendable, CaseIterable {
 public enum RPCNotificationMethod {
     public static let stepsUpdate = "steps.update"
     public static let activityUpdate = "activity.update"
+    public static let ledgerChanged = "ledger.changed"
 }
+
+/// How large one answer may be. A larger answer is never queued: pageable methods stop
+/// early (`more` + `next_anchor` / `next_start`) and anything else is answered with a
+/// `-32003` error that says what to lower.
+public let maxResponseBytes = 1 << 20
+/// What a pageable result may fill, leaving room for the envelope (`jsonrpc`, `id`, the
+/// page's own `more` and cursor members).
+public let resultBudgetBytes = maxResponseBytes - 4096
 
 /// Who sent a request, from SO_PEERCRED; passed to state-changing handlers for logs and audit.
 public struct RPCCaller: Sendable, Equatable {

@@ -90,12 +90,15 @@ public struct StatusResult: RPCResult, Equatable {
     public var ledger: Ledger
     /// Filled in by the server (connected clients right now).
     public var clients: Int
-    /// Agent-specific extras appended to the object as is (for example `"recording"`).
+    /// What stepd adds after `clients` (absent from other implementations, such as the bench's).
+    public var details: AgentDetails?
+    /// Other members appended to the object as is (a test or bench service's own figures).
     public var extra: JSONObject
 
     public init(version: String, uptimeSeconds: Double, board: Board, sensor: Sensor, capabilities: Capabilities,
                 stepsToday: Int, stepsSinceStart: Int, activity: ActivityResult, ledger: Ledger, clients: Int = 0,
-                extra: JSONObject = JSONObject()) {
+                details: AgentDetails? = nil, extra: JSONObject = JSONObject()) {
+        self.details = details
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.board = board
@@ -142,8 +145,29 @@ public struct StatusResult: RPCResult, Equatable {
             ],
             "clients": .int(clients),
         ]
+        if let details {
+            object["recording"] = .bool(details.recording)
+            object["sensor_description"] = .string(details.sensorDescription)
+            object["replay_speed"] = .double(details.replaySpeed)
+            object["state_directory"] = .string(details.stateDirectory)
+        }
         for member in extra.members where object[member.key] == nil { object[member.key] = member.value }
         return .object(object)
+    }
+}
+
+/// The members stepd adds to `status`: whether a raw capture runs, what the sensor is, the
+/// replay speed of a simulated one, and where the ledger and recordings are.
+public struct AgentDetails: Sendable, Equatable {
+    public var recording: Bool
+    public var sensorDescription: String
+    public var replaySpeed: Double
+    public var stateDirectory: String
+    public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String) {
+        self.recording = recording
+        self.sensorDescription = sensorDescription
+        self.replaySpeed = replaySpeed
+        self.stateDirectory = stateDirectory
     }
 }
 
@@ -250,19 +274,30 @@ public struct CollectionBucket: Sendable, Equatable {
 }
 
 /// `steps.collection` result.
+/// A page ends early when the next bucket would not fit in one answer: ask again with
+/// `start` = `next_start` and the same `anchor`.
 public struct StepsCollectionResult: RPCResult, Equatable {
     public var timeZone: String
     public var interval: BucketInterval
+    /// The time buckets are aligned to (pass it back with `next_start`).
+    public var anchor: Double
     public var buckets: [CollectionBucket]
+    public var more: Bool
+    public var nextStart: Double?
 
-    public init(timeZone: String, interval: BucketInterval, buckets: [CollectionBucket]) {
+    public init(timeZone: String, interval: BucketInterval, anchor: Double, buckets: [CollectionBucket], more: Bool = false,
+                nextStart: Double? = nil) {
         self.timeZone = timeZone
         self.interval = interval
+        self.anchor = anchor
         self.buckets = buckets
+        self.more = more
+        self.nextStart = nextStart
     }
 
     public var json: JSONValue {
-        ["time_zone": .string(timeZone), "interval": interval.json, "buckets": .array(buckets.map(\.json))]
+        ["time_zone": .string(timeZone), "interval": interval.json, "anchor": .double(anchor),
+         "buckets": .array(buckets.map(\.json)), "more": .bool(more), "next_start": .double(nextStart)]
     }
 }
 
@@ -316,22 +351,145 @@ public struct SubscribeResult: RPCResult, Equatable {
     public var json: JSONValue { ["subscription": .int(subscription)] }
 }
 
-/// `samples.add` result: the id to delete the sample with later.
-public struct SamplesAddResult: RPCResult, Equatable {
-    public var id: String
-    public init(id: String) { self.id = id }
-    public var json: JSONValue { ["id": .string(id)] }
+/// What `samples.add` did with one sample: `added`, `replaced` (a higher `sync_version` of
+/// a held `sync_identifier`; the old sample is deleted) or `unchanged` (an equal or lower version).
+public enum SampleAddStatus: String, Sendable, CaseIterable {
+    case added, replaced, unchanged
 }
 
-/// `samples.delete` result; ids that were not found are listed, not an error.
+public struct AddedSample: Sendable, Equatable {
+    /// The id to delete the sample with (for `unchanged`, the sample already held).
+    public var id: String
+    public var status: SampleAddStatus
+    public init(id: String, status: SampleAddStatus) {
+        self.id = id
+        self.status = status
+    }
+    public var json: JSONValue { ["id": .string(id), "status": .string(status.rawValue)] }
+}
+
+/// `samples.add` result, one entry per sample in request order.
+public struct SamplesAddResult: RPCResult, Equatable {
+    public var samples: [AddedSample]
+    public init(samples: [AddedSample]) { self.samples = samples }
+    public var json: JSONValue { ["samples": .array(samples.map(\.json))] }
+}
+
+/// `samples.delete` result; ids that were not found or already deleted are listed, not an error.
 public struct SamplesDeleteResult: RPCResult, Equatable {
     public var deleted: Int
     public var notFound: [String]
-    public init(deleted: Int, notFound: [String]) {
+    public var alreadyDeleted: [String]
+    public init(deleted: Int, notFound: [String], alreadyDeleted: [String] = []) {
         self.deleted = deleted
         self.notFound = notFound
+        self.alreadyDeleted = alreadyDeleted
     }
-    public var json: JSONValue { ["deleted": .int(deleted), "not_found": .array(notFound.map { .string($0) })] }
+    public var json: JSONValue {
+        ["deleted": .int(deleted), "not_found": .array(notFound.map { .string($0) }),
+         "already_deleted": .array(alreadyDeleted.map { .string($0) })]
+    }
+}
+
+/// One sample of a `samples.list` answer.
+public struct ListedSample: Sendable, Equatable {
+    public var id: String
+    public var source: String
+    public var start: Double
+    public var end: Double
+    /// Local time minus UTC at `start`, seconds, as recorded.
+    public var utcOffset: Int
+    public var steps: Int
+    public var distanceMeters: Double
+    public var userEntered: Bool
+    public var syncIdentifier: String?
+    public var syncVersion: Int64?
+
+    public init(id: String, source: String, start: Double, end: Double, utcOffset: Int, steps: Int, distanceMeters: Double,
+                userEntered: Bool, syncIdentifier: String? = nil, syncVersion: Int64? = nil) {
+        self.id = id
+        self.source = source
+        self.start = start
+        self.end = end
+        self.utcOffset = utcOffset
+        self.steps = steps
+        self.distanceMeters = distanceMeters
+        self.userEntered = userEntered
+        self.syncIdentifier = syncIdentifier
+        self.syncVersion = syncVersion
+    }
+
+    public var json: JSONValue {
+        ["id": .string(id), "source": .string(source), "start": .double(start), "end": .double(end),
+         "utc_offset": .int(utcOffset), "steps": .int(steps), "distance_m": .double(distanceMeters),
+         "user_entered": .bool(userEntered), "sync_identifier": .string(syncIdentifier),
+         "sync_version": syncVersion.map { .int64($0) } ?? .null]
+    }
+}
+
+/// `samples.list` result: when `more`, ask again with `start` = `next_start`.
+public struct SamplesListResult: RPCResult, Equatable {
+    public var samples: [ListedSample]
+    public var more: Bool
+    public var nextStart: Double?
+    public init(samples: [ListedSample], more: Bool, nextStart: Double?) {
+        self.samples = samples
+        self.more = more
+        self.nextStart = nextStart
+    }
+    public var json: JSONValue {
+        ["samples": .array(samples.map(\.json)), "more": .bool(more), "next_start": .double(nextStart)]
+    }
+}
+
+/// `sources.list` and `sources.priority` result: the order a user set (`order`) and every
+/// source the ledger knows from the winner down (`ranked`).
+public struct SourcesResult: RPCResult, Equatable {
+    public var order: [String]
+    public var ranked: [String]
+    public init(order: [String], ranked: [String]) {
+        self.order = order
+        self.ranked = ranked
+    }
+    public var json: JSONValue { ["order": .array(order.map { .string($0) }), "ranked": .array(ranked.map { .string($0) })] }
+}
+
+/// `ledger.changed` notification params: records reached the disk (and can be exported).
+public struct LedgerChangedNotice: Sendable, Equatable {
+    public enum Reason: String, Sendable, CaseIterable { case add, delete, checkpoint }
+    public var subscription: Int
+    public var reasons: [Reason]
+    public var latestAnchor: Int64
+    public init(subscription: Int, reasons: [Reason], latestAnchor: Int64) {
+        self.subscription = subscription
+        self.reasons = reasons
+        self.latestAnchor = latestAnchor
+    }
+    public var json: JSONValue {
+        ["subscription": .int(subscription), "reasons": .array(reasons.map { .string($0.rawValue) }),
+         "latest_anchor": .int64(latestAnchor)]
+    }
+}
+
+/// `steps.update` notification params.
+public struct StepsUpdateNotice: Sendable, Equatable {
+    public var subscription: Int
+    public var steps: Int
+    public var start: Double
+    public var end: Double
+    public var distanceMeters: Double?
+    public init(subscription: Int, steps: Int, start: Double, end: Double, distanceMeters: Double?) {
+        self.subscription = subscription
+        self.steps = steps
+        self.start = start
+        self.end = end
+        self.distanceMeters = distanceMeters
+    }
+    public var json: JSONValue {
+        var o: JSONObject = ["subscription": .int(subscription), "steps": .int(steps), "start": .double(start), "end": .double(end)]
+        if let distanceMeters { o["distance_m"] = .double(distanceMeters) }
+        return .object(o)
+    }
 }
 
 /// One ledger record in an export.
@@ -346,9 +504,12 @@ public struct ExportedRecord: Sendable, Equatable {
     public var userEntered: Bool
     /// A tombstone: the record with `id` was deleted.
     public var deleted: Bool
+    /// Local time minus UTC at `start`, seconds: what the wearer's clock showed.
+    public var utcOffset: Int
 
     public init(anchor: Int64, id: String, source: String, start: Double, end: Double, steps: Int, distanceMeters: Double,
-                userEntered: Bool, deleted: Bool = false) {
+                userEntered: Bool, deleted: Bool = false, utcOffset: Int = 0) {
+        self.utcOffset = utcOffset
         self.anchor = anchor
         self.id = id
         self.source = source
@@ -363,7 +524,8 @@ public struct ExportedRecord: Sendable, Equatable {
     public var json: JSONValue {
         [
             "anchor": .int64(anchor), "id": .string(id), "source": .string(source), "start": .double(start), "end": .double(end),
-            "steps": .int(steps), "distance_m": .double(distanceMeters), "user_entered": .bool(userEntered), "deleted": .bool(deleted),
+            "utc_offset": .int(utcOffset), "steps": .int(steps), "distance_m": .double(distanceMeters),
+            "user_entered": .bool(userEntered), "deleted": .bool(deleted),
         ]
     }
 }

@@ -15,6 +15,12 @@ public protocol StepdService: AnyObject {
     func currentStepTotal() -> Int
     func samplesAdd(_ params: SamplesAddParams, caller: RPCCaller) throws(RPCError) -> SamplesAddResult
     func samplesDelete(_ params: SamplesDeleteParams, caller: RPCCaller) throws(RPCError) -> SamplesDeleteResult
+    func samplesList(_ params: SamplesListParams) throws(RPCError) -> SamplesListResult
+    func sourcesList() throws(RPCError) -> SourcesResult
+    func sourcesPriority(_ params: SourcesPriorityParams, caller: RPCCaller) throws(RPCError) -> SourcesResult
+    /// Merged steps and metres from `from` to now (ledger plus unsaved steps), for
+    /// `steps.subscribe` with `from`.
+    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double)
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult
     func ledgerAck(_ params: LedgerAckParams, caller: RPCCaller) throws(RPCError) -> LedgerAckResult
     func recordingStart(_ params: RecordingStartParams, caller: RPCCaller) throws(RPCError) -> RecordingStartResult
@@ -37,13 +43,18 @@ public enum RPCDispatch {
         case .activityQuery: return try service.activityQuery(ActivityQueryParams(json: params)).json
         case .samplesAdd: return try service.samplesAdd(SamplesAddParams(json: params), caller: caller).json
         case .samplesDelete: return try service.samplesDelete(SamplesDeleteParams(json: params), caller: caller).json
+        case .samplesList: return try service.samplesList(SamplesListParams(json: params)).json
+        case .sourcesList:
+            try NoParams.check(params, method: method)
+            return try service.sourcesList().json
+        case .sourcesPriority: return try service.sourcesPriority(SourcesPriorityParams(json: params), caller: caller).json
         case .ledgerExport: return try service.ledgerExport(LedgerExportParams(json: params)).json
         case .ledgerAck: return try service.ledgerAck(LedgerAckParams(json: params), caller: caller).json
         case .recordingStart: return try service.recordingStart(RecordingStartParams(json: params), caller: caller).json
         case .recordingStop:
             try NoParams.check(params, method: method)
             return try service.recordingStop(caller: caller).json
-        case .stepsSubscribe, .activitySubscribe, .unsubscribe:
+        case .stepsSubscribe, .activitySubscribe, .ledgerSubscribe, .unsubscribe:
             throw .internalError("\(method.rawValue) is handled by the connection, not the service")
         }
     }

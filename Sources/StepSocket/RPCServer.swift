@@ -22,6 +22,7 @@ public final class RPCServer {
     enum SubscriptionKind {
         case steps(updateOn: Int, baseline: Int, notifiedAt: Int, startedAt: Double, distanceBaseline: Double?)
         case activity
+        case ledger
     }
 
     struct Subscription {
@@ -39,6 +40,13 @@ public final class RPCServer {
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSubscriptionID = 1
     private var latestDistance: Double?
+    /// Requests read from a client while its earlier answers are unread; answered in order
+    /// once it has read them (its input is not polled meanwhile, so this stays one read chunk).
+    private var heldLines: [ClientID: [[UInt8]]] = [:]
+    /// Notifications that must follow the answer being built (a `steps.subscribe` with `from`).
+    private var afterAnswer: [(client: ClientID, line: [UInt8])] = []
+    /// A client with this much answer output unread gets its next request held.
+    public static let holdRequestsAboveBytes = 65_536
 
     /// Counters for `status` extras and benchmarks.
     public private(set) var requestsServed = 0
@@ -65,6 +73,24 @@ public final class RPCServer {
 
     public func handle(_ ready: [pollfd]) {
         process(socket.handle(ready))
+        releaseHeldLines()
+    }
+
+    /// Answers held requests of clients that have read their earlier answers.
+    private func releaseHeldLines() {
+        for client in Array(heldLines.keys) {
+            while var lines = heldLines[client], !lines.isEmpty {
+                guard socket.peer(of: client) != nil else {
+                    heldLines[client] = nil
+                    break
+                }
+                guard socket.queuedBytes(of: client) < Self.holdRequestsAboveBytes else { break }
+                let line = lines.removeFirst()
+                heldLines[client] = lines.isEmpty ? nil : lines
+                answerLine(line, from: client)
+            }
+            if heldLines[client] == nil { socket.pauseReading(client, false) }
+        }
     }
 
     private func process(_ events: [SocketEvent]) {
@@ -76,35 +102,77 @@ public final class RPCServer {
                 handleLine(bytes, from: id)
             case .disconnected(let id, let reason):
                 removeSubscriptions(of: id)
+                heldLines[id] = nil
                 logger.debug("client \(id) disconnected: \(reason)")
             }
         }
     }
 
     private func handleLine(_ bytes: [UInt8], from client: ClientID) {
+        if heldLines[client] != nil || socket.queuedBytes(of: client) >= Self.holdRequestsAboveBytes {
+            heldLines[client, default: []].append(bytes)
+            socket.pauseReading(client, true)
+            return
+        }
+        answerLine(bytes, from: client)
+    }
+
+    private func answerLine(_ bytes: [UInt8], from client: ClientID) {
         guard let peer = socket.peer(of: client) else { return }
         switch RPCIncoming.decode(line: bytes[...], limits: jsonLimits) {
         case .unparsable(let error):
-            reply(RPCResponse.failure(id: .null, error: error), to: client)
+            reply(RPCResponse.failure(id: .null, error: error).serialized(), to: client)
         case .single(let decoded):
-            if let response = answer(decoded, client: client, peer: peer) { reply(response, to: client) }
+            if let response = answer(decoded, client: client, peer: peer, budget: maxResponseBytes) { reply(response, to: client) }
         case .batch(let elements):
-            let responses = elements.compactMap { answer($0, client: client, peer: peer) }
-            if !responses.isEmpty { reply(.array(responses), to: client) }
+            // The whole batch answer must fit in one answer, too: a member that would push it
+            // over is answered with an error saying so.
+            var parts: [[UInt8]] = []
+            var size = 2
+            for element in elements {
+                guard let part = answer(element, client: client, peer: peer, budget: maxResponseBytes - size) else { continue }
+                size += part.count + 1
+                parts.append(part)
+            }
+            if !parts.isEmpty {
+                var line: [UInt8] = [0x5B]
+                for (index, part) in parts.enumerated() {
+                    if index > 0 { line.append(0x2C) }
+                    line.append(contentsOf: part)
+                }
+                line.append(0x5D)
+                reply(line, to: client)
+            }
+        }
+        for pending in afterAnswer where pending.client == client {
+            if !socket.send(pending.line, to: client) { removeSubscriptions(of: client) }
+        }
+        afterAnswer.removeAll()
+    }
+
+    private func reply(_ line: [UInt8], to client: ClientID) {
+        if !socket.send(line, to: client, isAnswer: true) { removeSubscriptions(of: client) }
+    }
+
+    /// What to lower when a method's answer is too large.
+    private static func sizeHint(_ method: String) -> String {
+        switch RPCMethod(rawValue: method) {
+        case .ledgerExport: return "lower \"limit\" (the answer is paged: continue from next_anchor)"
+        case .samplesList: return "lower \"limit\" (continue from next_start)"
+        case .stepsCollection: return "use a longer \"interval\", a shorter range, or leave out \"by_source\""
+        case .activityQuery: return "ask for a shorter range"
+        default: return "send this request alone, not in a batch"
         }
     }
 
-    private func reply(_ message: JSONValue, to client: ClientID) {
-        if !socket.send(message.serialized(), to: client) { removeSubscriptions(of: client) }
-    }
-
-    /// The response to one request, or nil for a JSON-RPC notification (no id).
-    private func answer(_ decoded: Result<RPCRequest, RPCEnvelopeError>, client: ClientID, peer: RPCPeer) -> JSONValue? {
+    /// The serialized response to one request, or nil for a JSON-RPC notification (no id).
+    /// A response larger than `budget` bytes becomes a -32003 error naming what to lower.
+    private func answer(_ decoded: Result<RPCRequest, RPCEnvelopeError>, client: ClientID, peer: RPCPeer, budget: Int) -> [UInt8]? {
         let request: RPCRequest
         switch decoded {
         case .failure(let envelope):
             errorsSent += 1
-            return RPCResponse.failure(id: envelope.id, error: envelope.error)
+            return RPCResponse.failure(id: envelope.id, error: envelope.error).serialized()
         case .success(let r): request = r
         }
         requestsServed += 1
@@ -116,10 +184,16 @@ public final class RPCServer {
         }
         guard let id = request.id else { return nil }
         switch outcome {
-        case .success(let result): return RPCResponse.success(id: id, result: result)
+        case .success(let result):
+            let bytes = RPCResponse.success(id: id, result: result).serialized()
+            if bytes.count <= budget { return bytes }
+            errorsSent += 1
+            let error = RPCError.limitExceeded(
+                "the answer to \(request.method) would be \(bytes.count) bytes, more than the \(budget) bytes left for it (answers are at most \(maxResponseBytes) bytes); \(Self.sizeHint(request.method))")
+            return RPCResponse.failure(id: id, error: error).serialized()
         case .failure(let error):
             errorsSent += 1
-            return RPCResponse.failure(id: id, error: error)
+            return RPCResponse.failure(id: id, error: error).serialized()
         }
     }
 
@@ -133,10 +207,35 @@ public final class RPCServer {
         switch method {
         case .stepsSubscribe:
             let params = try StepsSubscribeParams(json: request.params)
-            let baseline = service.currentStepTotal()
-            let id = try addSubscription(client, .steps(updateOn: params.updateOn, baseline: baseline, notifiedAt: 0,
-                                                         startedAt: utcNow(), distanceBaseline: latestDistance))
+            let now = utcNow()
+            var baseline = service.currentStepTotal()
+            var distanceBaseline = latestDistance
+            var startedAt = now
+            var earlier: (steps: Int, distanceMeters: Double)?
+            if let from = params.from {
+                guard from <= now else { throw .validationFailed("\"from\" is in the future; give a past time or leave it out") }
+                guard from >= now - StepsSubscribeParams.maximumLookback else {
+                    throw .validationFailed("\"from\" may reach back at most \(Int(StepsSubscribeParams.maximumLookback / 86_400)) days")
+                }
+                let counted = try service.stepsSince(from)
+                earlier = counted
+                baseline -= counted.steps
+                distanceBaseline = latestDistance.map { $0 - counted.distanceMeters }
+                startedAt = from
+            }
+            let id = try addSubscription(client, .steps(updateOn: params.updateOn, baseline: baseline,
+                                                         notifiedAt: earlier?.steps ?? 0, startedAt: startedAt,
+                                                         distanceBaseline: distanceBaseline))
+            if let earlier {
+                // CMPedometer's startUpdates(from:) reports the steps since `from` at once.
+                let notice = StepsUpdateNotice(subscription: id, steps: earlier.steps, start: startedAt, end: now,
+                                               distanceMeters: earlier.distanceMeters)
+                afterAnswer.append((client, RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: notice.json).json.serialized()))
+            }
             return SubscribeResult(subscription: id).json
+        case .ledgerSubscribe:
+            try NoParams.check(request.params, method: method)
+            return SubscribeResult(subscription: try addSubscription(client, .ledger)).json
         case .activitySubscribe:
             try NoParams.check(request.params, method: method)
             return SubscribeResult(subscription: try addSubscription(client, .activity)).json
@@ -203,12 +302,10 @@ public final class RPCServer {
             let since = total - baseline
             if since >= notifiedAt + updateOn {
                 notifiedAt = since
-                var params: JSONObject = [
-                    "subscription": .int(id), "steps": .int(since), "start": .double(startedAt), "end": .double(now),
-                ]
-                if let distanceMeters { params["distance_m"] = .double(distanceMeters - (distanceBaseline ?? distanceMeters)) }
+                let notice = StepsUpdateNotice(subscription: id, steps: since, start: startedAt, end: now,
+                                               distanceMeters: distanceMeters.map { $0 - (distanceBaseline ?? $0) })
                 if distanceBaseline == nil { distanceBaseline = distanceMeters }
-                let line = RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: .object(params)).json.serialized()
+                let line = RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: notice.json).json.serialized()
                 if !socket.send(line, to: subscription.client) {
                     dropped.append(subscription.client)
                     continue
@@ -231,6 +328,19 @@ public final class RPCServer {
             var params: JSONObject = ["subscription": .int(id)]
             for m in fields { params[m.key] = m.value }
             let line = RPCNotification(method: RPCNotificationMethod.activityUpdate, params: .object(params)).json.serialized()
+            if !socket.send(line, to: subscription.client) { dropped.append(subscription.client) }
+        }
+        for client in dropped { removeSubscriptions(of: client) }
+    }
+
+    /// Sends `ledger.changed` to every ledger subscription: records reached the disk.
+    public func publishLedgerChange(reasons: [LedgerChangedNotice.Reason], latestAnchor: Int64) {
+        guard !subscriptions.isEmpty else { return }
+        var dropped: [ClientID] = []
+        for (id, subscription) in subscriptions {
+            guard case .ledger = subscription.kind, !dropped.contains(subscription.client) else { continue }
+            let notice = LedgerChangedNotice(subscription: id, reasons: reasons, latestAnchor: latestAnchor)
+            let line = RPCNotification(method: RPCNotificationMethod.ledgerChanged, params: notice.json).json.serialized()
             if !socket.send(line, to: subscription.client) { dropped.append(subscription.client) }
         }
         for client in dropped { removeSubscriptions(of: client) }

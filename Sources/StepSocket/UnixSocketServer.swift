@@ -11,7 +11,9 @@ public struct UnixSocketServerOptions: Sendable {
     public var groupID: UInt32?
     public var maxClients: Int
     public var maxLineBytes: Int
-    /// Output a client may have pending before it is dropped as a slow reader.
+    /// Notifications a client may leave unread (beyond one answer in flight, at most
+    /// `maxResponseBytes`) before it is dropped as a slow reader. Answers never count against
+    /// it: a client's next request waits until it has read its previous answers.
     public var maxQueuedBytes: Int
     /// Bytes read from one client per readiness event, so one busy client cannot starve others.
     public var readChunkBytes: Int
@@ -53,6 +55,8 @@ public final class UnixSocketServer {
         var scanned = 0
         var output: [UInt8] = []
         var outputOffset = 0
+        /// Not polled for input: the layer above holds requests until answers are read.
+        var readingPaused = false
 
         init(id: ClientID, fd: Int32, peer: RPCPeer) {
             self.id = id
@@ -175,7 +179,7 @@ public final class UnixSocketServer {
         fds.reserveCapacity(connections.count + 1)
         fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
         for connection in connections.values {
-            var events = Int16(POLLIN)
+            var events = connection.readingPaused ? Int16(0) : Int16(POLLIN)
             if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
             fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
         }
@@ -289,13 +293,21 @@ public final class UnixSocketServer {
         drop(connection, reason: "line longer than \(options.maxLineBytes) bytes", &events)
     }
 
+    /// Stops (or resumes) polling a client for input; its hang-up is still noticed.
+    public func pauseReading(_ id: ClientID, _ paused: Bool) {
+        connections[id]?.readingPaused = paused
+    }
+
     /// Queues one line (a newline is appended) and writes what the socket takes now. Returns
-    /// false when the client was dropped because its queue is full or the write failed.
+    /// false when the client was dropped because the write failed or, for a notification
+    /// (`isAnswer` false), because more than `maxQueuedBytes` besides an answer in flight are
+    /// still unread. An answer (at most `maxResponseBytes`, checked by the layer above) is
+    /// always queued: it is not the reader's fault that it is large.
     @discardableResult
-    public func send(_ line: [UInt8], to id: ClientID) -> Bool {
+    public func send(_ line: [UInt8], to id: ClientID, isAnswer: Bool = false) -> Bool {
         guard let connection = connections[id] else { return false }
-        if connection.pendingOutput + line.count + 1 > options.maxQueuedBytes {
-            drop(connection, reason: "slow reader: more than \(options.maxQueuedBytes) bytes queued", &deferredEvents)
+        if !isAnswer && connection.pendingOutput + line.count + 1 > options.maxQueuedBytes + maxResponseBytes {
+            drop(connection, reason: "slow reader: more than \(options.maxQueuedBytes) bytes of notifications unread", &deferredEvents)
             return false
         }
         if connection.outputOffset > 0 && connection.outputOffset >= connection.output.count / 2 {

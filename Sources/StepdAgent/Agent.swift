@@ -61,7 +61,16 @@ public final class Agent {
         stallArmed = options.stallAfter != nil
     }
 
-    func attach(server: RPCServer) { self.server = server }
+    func attach(server: RPCServer) {
+        self.server = server
+        ledger.onChange = { [weak server] change in
+            server?.publishLedgerChange(
+                reasons: LedgerChangedNotice.Reason.allCases.filter { reason in
+                    change.reasons.contains { $0.rawValue == reason.rawValue }
+                },
+                latestAnchor: Int64(clamping: change.latestAnchor))
+        }
+    }
 
     // MARK: - The loop
 

@@ -37,12 +37,8 @@ final class AgentService: StepdService {
             ledger: .init(health: snapshot.ledgerHealthState, records: snapshot.ledgerRecords,
                           unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: ledger.lastCheckpointTime),
             clients: snapshot.clients,
-            extra: [
-                "recording": .bool(snapshot.recording),
-                "sensor_description": .string(agent.sensor.description),
-                "replay_speed": .double(agent.sensor.speed),
-                "state_directory": .string(agent.options.stateDirectory),
-            ])
+            details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
+                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }
@@ -84,7 +80,8 @@ final class AgentService: StepdService {
         let range = resolve(params.range, zone: zone)
         let data: PedometerData
         do {
-            data = try ledger.pedometerData(from: range.start, to: range.end, splitBySource: params.bySource)
+            data = try ledger.pedometerData(from: range.start, to: range.end, filter: try filter(params.selection),
+                                            splitBySource: params.bySource)
         } catch {
             throw .unavailable("\(error)")
         }
@@ -96,7 +93,18 @@ final class AgentService: StepdService {
         return StepsQueryResult(
             start: range.start, end: range.end, steps: Int(data.steps.rounded()), distanceMeters: data.distance,
             cadenceStepsPerMinute: cadence, paceSecondsPerMeter: pace,
-            bySource: params.bySource ? sourceTotals(data.stepsBySource, distanceTotal: data.distance, steps: data.steps) : nil)
+            bySource: params.bySource ? sourceTotals(data.bySource) : nil)
+    }
+
+    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) {
+        let end = max(now, from + 0.001)
+        do {
+            // This device's own steps, as the live counter the subscription continues with.
+            let data = try ledger.pedometerData(from: from, to: end, filter: SampleFilter(sources: [ledger.deviceSource]))
+            return (Int(data.steps.rounded()), data.distance)
+        } catch {
+            throw .unavailable("\(error)")
+        }
     }
 
     func stepsStatistics(_ params: StepsStatisticsParams) throws(RPCError) -> StepsStatisticsResult {
@@ -105,10 +113,11 @@ final class AgentService: StepdService {
         let stats: RangeStatistics
         do {
             stats = try ledger.statistics(from: range.start, to: range.end, interval: ledgerInterval(params.bucket),
-                                          timeZone: zone)
+                                          timeZone: zone, filter: try filter(params.selection))
         } catch {
-            throw .invalidParams("\(error)")
+            throw .validationFailed("\(error)")
         }
+        guard stats.bucketCount <= maxBucketsPerRequest else { throw tooManyBuckets(stats.bucketCount) }
         let wants = Set(params.options)
         return StepsStatisticsResult(
             start: range.start, end: range.end, bucket: params.bucket, buckets: stats.bucketCount,
@@ -122,82 +131,161 @@ final class AgentService: StepdService {
         let zone = try timeZone(params.timeZone)
         let range = resolve(params.range, zone: zone)
         let anchor = params.anchor ?? zone.startOfLocalDay(containing: range.start)
+        try checkBucketCount(start: range.start, end: range.end, anchor: anchor, interval: params.interval)
         let buckets: [StatisticsBucket]
         do {
             buckets = try ledger.statisticsCollection(
                 from: range.start, to: range.end, anchor: anchor, interval: ledgerInterval(params.interval),
-                timeZone: zone, filter: SampleFilter(includeUserEntered: params.includeUserEntered),
-                splitBySource: params.bySource)
+                timeZone: zone, filter: try filter(params.selection), splitBySource: params.bySource)
         } catch {
-            throw .invalidParams("\(error)")
+            throw .validationFailed("\(error)")
         }
-        return StepsCollectionResult(
-            timeZone: params.timeZone ?? "local",
-            interval: params.interval,
-            buckets: buckets.map { bucket in
-                CollectionBucket(start: bucket.start, end: bucket.end, steps: Int(bucket.steps.rounded()),
-                                 distanceMeters: bucket.distance,
-                                 bySource: params.bySource
-                                     ? sourceTotals(bucket.stepsBySource, distanceTotal: bucket.distance, steps: bucket.steps) : nil)
-            })
+        guard buckets.count <= maxBucketsPerRequest else { throw tooManyBuckets(buckets.count) }
+        // Page at a bucket boundary before the answer would outgrow one message.
+        var page: [CollectionBucket] = []
+        var size = 0
+        var nextStart: Double?
+        // Whole steps per bucket by rounding the running total, so the buckets add up to the
+        // rounded total steps.query and steps.statistics report for the same range.
+        var runningTotal = 0.0
+        var reported = 0
+        for bucket in buckets {
+            runningTotal += bucket.steps
+            let steps = Int(runningTotal.rounded()) - reported
+            reported += steps
+            let item = CollectionBucket(start: bucket.start, end: bucket.end, steps: steps,
+                                        distanceMeters: bucket.distance,
+                                        bySource: params.bySource ? sourceTotals(bucket.bySource) : nil)
+            size += item.json.serialized().count + 1
+            if size > resultBudgetBytes && !page.isEmpty {
+                nextStart = max(bucket.start, range.start)
+                break
+            }
+            page.append(item)
+        }
+        return StepsCollectionResult(timeZone: params.timeZone ?? "local", interval: params.interval, anchor: anchor,
+                                     buckets: page, more: nextStart != nil, nextStart: nextStart)
     }
 
     // MARK: - external samples
 
     func samplesAdd(_ params: SamplesAddParams, caller: RPCCaller) throws(RPCError) -> SamplesAddResult {
-        let source = try sampleSource(params.source, userEntered: params.userEntered)
-        let sample = ExternalSample(start: params.start, end: params.end, steps: params.steps,
-                                    distance: params.distanceMeters ?? 0, activity: .walking, source: source,
-                                    userEntered: params.userEntered)
+        var samples: [ExternalSample] = []
+        for input in params.samples {
+            let source = try sampleSource(input.source)
+            samples.append(ExternalSample(
+                start: input.start, end: input.end, steps: input.steps, distance: input.distanceMeters ?? 0,
+                activity: .walking, source: source, userEntered: input.userEntered,
+                sync: input.syncIdentifier.map { SampleSync(identifier: $0, version: input.syncVersion ?? 0) }))
+        }
+        let outcomes: [AddOutcome]
         do {
-            let record = try ledger.addSample(sample, now: now)
-            agent.logger.info("samples.add by uid \(caller.uid): \(params.steps) steps from \(source)")
-            return SamplesAddResult(id: String(record.sequence))
+            outcomes = try ledger.addSamples(samples, now: now)
         } catch {
             throw .validationFailed("\(error)")
         }
+        let steps = samples.reduce(0) { $0 + $1.steps }
+        agent.logger.info("samples.add by uid \(caller.uid): \(samples.count) sample(s), \(steps) steps")
+        return SamplesAddResult(samples: outcomes.map { outcome in
+            AddedSample(id: String(outcome.record.sequence), status: SampleAddStatus(rawValue: outcome.status.rawValue) ?? .added)
+        })
     }
 
     func samplesDelete(_ params: SamplesDeleteParams, caller: RPCCaller) throws(RPCError) -> SamplesDeleteResult {
-        let source = try sampleSource(params.source, userEntered: false)
-        var deleted = 0
-        var notFound: [String] = []
+        let source = try sampleSource(params.source)
+        var sequences: [UInt64] = []
+        var unknown: [String] = []
         for id in params.ids {
-            guard let sequence = UInt64(id) else {
-                notFound.append(id)
-                continue
-            }
-            do {
-                _ = try ledger.deleteSample(sequence: sequence, sourceId: source.id, now: now)
-                deleted += 1
-            } catch {
-                if case .notFound = error {
-                    notFound.append(id)
-                } else {
-                    throw .validationFailed("\(id): \(error)")
-                }
-            }
+            if let sequence = UInt64(id) { sequences.append(sequence) } else { unknown.append(id) }
         }
-        agent.logger.info("samples.delete by uid \(caller.uid): \(deleted) records of \(source.id)")
-        return SamplesDeleteResult(deleted: deleted, notFound: notFound)
+        let outcome: DeleteOutcome
+        do {
+            outcome = try ledger.deleteSamples(sequences: sequences, source: source, now: now)
+        } catch {
+            throw .validationFailed("\(error); nothing was deleted")
+        }
+        agent.logger.info("samples.delete by uid \(caller.uid): \(outcome.tombstones.count) records of \(source)")
+        return SamplesDeleteResult(deleted: outcome.tombstones.count, notFound: unknown + outcome.notFound.map(String.init),
+                                   alreadyDeleted: outcome.alreadyDeleted.map(String.init))
     }
 
-    /// `kind:id` names the kind explicitly (`device:watch-1`, `app:health-sync`,
-    /// `manual:alice`); a bare id is an app, or manual entry when flagged `user_entered`.
-    private func sampleSource(_ text: String, userEntered: Bool) throws(RPCError) -> SampleSource {
-        var kind: SourceKind = userEntered ? .manual : .app
-        var id = text
-        if let colon = text.firstIndex(of: ":"), let named = SourceKind(rawValue: String(text[..<colon])) {
-            guard named != .detector else {
-                throw .validationFailed("source kind 'detector' is reserved for this device's own detector")
+    func samplesList(_ params: SamplesListParams) throws(RPCError) -> SamplesListResult {
+        let zone = try timeZone(params.timeZone)
+        let range = resolve(params.range, zone: zone)
+        // One more than asked tells whether more follow; a page never splits samples that start
+        // at the same millisecond, so continuing from next_start repeats and skips nothing.
+        var records = ledger.samples(startingFrom: range.start, to: range.end, filter: try filter(params.selection),
+                                     limit: params.limit + 1)
+        var nextStart: Double?
+        if records.count > params.limit {
+            let cut = records[params.limit].startMs
+            var keep = params.limit
+            while keep > 0 && records[keep - 1].startMs == cut { keep -= 1 }
+            if keep == 0 {
+                records = ledger.samples(startingFrom: range.start, to: Double(cut + 1) / 1000, filter: try filter(params.selection),
+                                         limit: Int.max)
+                keep = records.count
             }
-            kind = named
-            id = String(text[text.index(after: colon)...])
+            records = Array(records.prefix(keep))
+            nextStart = Double(records.last.map { $0.startMs == cut ? cut + 1 : cut } ?? cut) / 1000
         }
-        guard SampleSource.isValidId(id) else {
+        // At most SamplesListParams.maximumLimit samples of under 400 bytes each: always one answer.
+        let listed = records.map { record in
+            let sync = ledger.syncMetadata(sequence: record.sequence)
+            return ListedSample(id: String(record.sequence), source: record.source.description, start: record.start,
+                                end: record.end, utcOffset: Int(record.utcOffset), steps: record.steps,
+                                distanceMeters: record.distance, userEntered: record.isUserEntered,
+                                syncIdentifier: sync?.identifier, syncVersion: sync?.version)
+        }
+        return SamplesListResult(samples: listed, more: nextStart != nil, nextStart: nextStart)
+    }
+
+    func sourcesList() throws(RPCError) -> SourcesResult {
+        SourcesResult(order: ledger.sourcePriority.order.map(\.description), ranked: ledger.rankedSources.map(\.description))
+    }
+
+    func sourcesPriority(_ params: SourcesPriorityParams, caller: RPCCaller) throws(RPCError) -> SourcesResult {
+        var order: [SampleSource] = []
+        for name in params.order {
+            guard let source = SampleSource(name: name) else { throw .invalidParams("source '\(name)' is not a kind:id name") }
+            order.append(source)
+        }
+        do {
+            try ledger.setSourcePriority(order)
+        } catch {
+            throw .unavailable("\(error)")
+        }
+        agent.logger.info("sources.priority by uid \(caller.uid): \(params.order.joined(separator: ","))")
+        return try sourcesList()
+    }
+
+    /// A source name in its `kind:id` form (a bare id is an app's); the detector kind is
+    /// this device's own and not writable.
+    private func sampleSource(_ text: String) throws(RPCError) -> SampleSource {
+        guard let source = SampleSource(name: text) else {
             throw .invalidParams("source '\(text)': the id must be 1-64 characters of A-Z a-z 0-9 . _ - : @")
         }
-        return SampleSource(id: id, kind: kind)
+        guard source.kind != .detector else {
+            throw .validationFailed("source kind 'detector' is reserved for this device's own detector")
+        }
+        return source
+    }
+
+    private func filter(_ selection: SampleSelection) throws(RPCError) -> SampleFilter {
+        var sources: Set<SampleSource>?
+        if let names = selection.sources {
+            var set = Set<SampleSource>()
+            for name in names {
+                guard let source = SampleSource(name: name) else { throw .invalidParams("source '\(name)' is not a kind:id name") }
+                set.insert(source)
+            }
+            sources = set
+        }
+        return SampleFilter(includeUserEntered: selection.includeUserEntered, sources: sources)
+    }
+
+    private func tooManyBuckets(_ count: Int) -> RPCError {
+        .validationFailed("\(count) buckets; at most \(maxBucketsPerRequest) per request: use a longer interval or a shorter range")
     }
 
     // MARK: - sync
@@ -205,27 +293,37 @@ final class AgentService: StepdService {
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult {
         guard params.anchor >= 0 else { throw .invalidParams("anchor must not be negative") }
         let page = ledger.changes(after: UInt64(params.anchor), limit: params.limit)
-        return LedgerExportResult(
-            records: page.records.map { record in
-                ExportedRecord(
-                    anchor: Int64(record.sequence),
-                    id: String(record.flags.contains(.tombstone) ? record.deletes : record.sequence),
-                    source: record.source.description,
-                    start: Double(record.startMs) / 1000, end: Double(record.endMs) / 1000,
-                    steps: record.steps, distanceMeters: Double(record.distanceMm) / 1000,
-                    userEntered: record.flags.contains(.userEntered),
-                    deleted: record.flags.contains(.tombstone))
-            },
-            nextAnchor: Int64(page.newAnchor), more: page.more)
+        // A page ends early, with `more`, before the answer would outgrow one message.
+        var records: [ExportedRecord] = []
+        records.reserveCapacity(page.records.count)
+        var size = 0
+        var cut = false
+        for record in page.records {
+            let item = ExportedRecord(
+                anchor: Int64(record.sequence),
+                id: String(record.isTombstone ? record.deletes : record.sequence),
+                source: record.source.description,
+                start: record.start, end: record.end,
+                steps: record.steps, distanceMeters: record.distance,
+                userEntered: record.isUserEntered, deleted: record.isTombstone, utcOffset: Int(record.utcOffset))
+            size += item.json.serialized().count + 1
+            if size > resultBudgetBytes {
+                cut = true
+                break
+            }
+            records.append(item)
+        }
+        return LedgerExportResult(records: records, nextAnchor: records.last?.anchor ?? params.anchor,
+                                  more: page.more || cut)
     }
 
     func ledgerAck(_ params: LedgerAckParams, caller: RPCCaller) throws(RPCError) -> LedgerAckResult {
         guard params.anchor >= 0 else { throw .invalidParams("anchor must not be negative") }
         do {
             let pruned = try ledger.acknowledge(anchor: UInt64(params.anchor), now: now)
-            agent.logger.info("ledger.ack \(params.anchor) by uid \(caller.uid): pruned \(pruned.removedFiles.count) files")
-            let pending = ledger.changes(after: UInt64(params.anchor), limit: LedgerSync.maximumPageSize).records.count
-            return LedgerAckResult(acknowledged: params.anchor, pendingRecords: pending)
+            let stored = ledger.acknowledgedAnchor
+            agent.logger.info("ledger.ack \(params.anchor) by uid \(caller.uid): acknowledged \(stored), pruned \(pruned.removedFiles.count) files")
+            return LedgerAckResult(acknowledged: Int64(clamping: stored), pendingRecords: ledger.pendingRecordCount)
         } catch {
             throw .validationFailed("\(error)")
         }
@@ -263,7 +361,7 @@ final class AgentService: StepdService {
         do {
             return try TimeZoneLoader.load(name)
         } catch {
-            throw .invalidParams("time_zone: \(error)")
+            throw .validationFailed("time_zone: \(error)")
         }
     }
 
@@ -285,12 +383,13 @@ final class AgentService: StepdService {
         }
     }
 
-    /// Per-source totals; a source's distance is its share of the merged distance by steps,
-    /// since the merge reports distance only in total.
-    private func sourceTotals(_ bySource: [String: Double], distanceTotal: Double, steps: Double) -> [SourceTotal] {
-        bySource.sorted { $0.key < $1.key }.map { source, sourceSteps in
-            SourceTotal(source: source, steps: Int(sourceSteps.rounded()),
-                        distanceMeters: steps > 0 ? distanceTotal * sourceSteps / steps : 0)
+    /// Each source's own merged steps and distance, winner first.
+    private func sourceTotals(_ bySource: [SampleSource: SourceAmount]) -> [SourceTotal] {
+        let ranked = ledger.rankedSources
+        return bySource.sorted { a, b in
+            (ranked.firstIndex(of: a.key) ?? Int.max, a.key.description) < (ranked.firstIndex(of: b.key) ?? Int.max, b.key.description)
+        }.map { source, amount in
+            SourceTotal(source: source.description, steps: Int(amount.steps.rounded()), distanceMeters: amount.distance)
         }
     }
 }

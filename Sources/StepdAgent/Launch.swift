@@ -60,7 +60,7 @@ public enum AgentLauncher {
         let logger = journal.eventLogger
 
         let plan: SensorPlan
-        switch sensorPlan(options: options) {
+        switch sensorPlan(options: options, defaultBoardPath: defaultBoardPath) {
         case .success(let made): plan = made
         case .failure(let problem):
             logger.error(problem.message)
@@ -83,6 +83,9 @@ public enum AgentLauncher {
         }
 
         var ledgerOptions = LedgerOptions()
+        // Steps from a simulated sensor are not this device's: they go under their own source,
+        // so a simulated run never adds to (or is merged as) the device's real history.
+        if plan.isSimulated { ledgerOptions.deviceSourceId = simulatedSourceId }
         ledgerOptions.retentionDays = options.retentionDays
         ledgerOptions.diskCapBytes = options.ledgerMaxMegabytes << 20
         ledgerOptions.hardDiskCapBytes = max(ledgerOptions.diskCapBytes * 2, ledgerOptions.hardDiskCapBytes)
@@ -147,8 +150,16 @@ public enum AgentLauncher {
 
     struct PlanProblem: Error { let message: String }
 
-    /// The sensor source from `--simulate`, `--board` or the built-in simulated board.
-    static func sensorPlan(options: AgentOptions) -> Result<SensorPlan, PlanProblem> {
+    /// The board used when neither --board nor --simulate is given (scripts/install puts it there).
+    public static let defaultBoardPath = "/etc/stepd/board.toml"
+    /// `--simulate builtin`: the built-in simulated board replaying the embedded recording.
+    public static let builtInSimulation = "builtin"
+    /// The detector source id of simulated runs (`detector:simulated`).
+    public static let simulatedSourceId = "simulated"
+
+    /// The sensor source from `--simulate`, `--board`, or else `defaultBoardPath`; without any
+    /// of them the agent refuses to start rather than count simulated steps as real ones.
+    static func sensorPlan(options: AgentOptions, defaultBoardPath: String) -> Result<SensorPlan, PlanProblem> {
         var faults: FaultSchedule?
         if let spec = options.faultSchedule {
             do {
@@ -157,7 +168,7 @@ public enum AgentLauncher {
                 return .failure(PlanProblem(message: "--inject-faults: \(error)"))
             }
         }
-        if let recording = options.simulateRecording {
+        if let recording = options.simulateRecording, recording != builtInSimulation {
             let samples: [AccelSample]
             do {
                 samples = try RecordingReader.read(path: recording)
@@ -184,6 +195,18 @@ public enum AgentLauncher {
             }
             return plan(for: board, file: path, options: options, faults: faults)
         }
+        if options.simulateRecording == nil {
+            guard access(defaultBoardPath, F_OK) == 0 else {
+                return .failure(PlanProblem(message: "no sensor configured: \(defaultBoardPath) does not exist; pass --board FILE for a real sensor (scripts/install puts one there) or --simulate builtin|RECORDING for a simulated one"))
+            }
+            let board: Board
+            do {
+                board = try BoardLoader.load(path: defaultBoardPath)
+            } catch {
+                return .failure(PlanProblem(message: "\(error)"))
+            }
+            return plan(for: board, file: defaultBoardPath, options: options, faults: faults)
+        }
         let builtIn: Board
         do {
             builtIn = try BoardParser.parse(text: builtInBoardText, fileName: "<built-in simulated board>")
@@ -193,7 +216,7 @@ public enum AgentLauncher {
         return plan(for: builtIn, file: nil, options: options, faults: faults)
     }
 
-    /// The board used when neither --board nor --simulate is given; the same as
+    /// The board of `--simulate builtin`; the same as
     /// boards/simulated.toml (a test holds them equal), so the agent runs from any directory.
     static let builtInBoardText = """
         name = "simulated"

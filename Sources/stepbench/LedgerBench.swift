@@ -9,7 +9,7 @@ struct LedgerBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ledger",
         abstract: "Ledger harnesses: torn-write recovery and query latency on a year of data.",
-        subcommands: [TornWrites.self, Queries.self, Generate.self]
+        subcommands: [TornWrites.self, Queries.self, Generate.self, SyncBench.self]
     )
 
     struct TornWrites: ParsableCommand {

@@ -227,6 +227,14 @@ final class SyntheticService: StepdService {
     func currentStepTotal() -> Int { steps }
     func samplesAdd(_ params: SamplesAddParams, caller: RPCCaller) throws(RPCError) -> SamplesAddResult { throw .unavailable("no ledger") }
     func samplesDelete(_ params: SamplesDeleteParams, caller: RPCCaller) throws(RPCError) -> SamplesDeleteResult { throw .unavailable("no ledger") }
+    func samplesList(_ params: SamplesListParams) throws(RPCError) -> SamplesListResult {
+        SamplesListResult(samples: [], more: false, nextStart: nil)
+    }
+    func sourcesList() throws(RPCError) -> SourcesResult { SourcesResult(order: [], ranked: []) }
+    func sourcesPriority(_ params: SourcesPriorityParams, caller: RPCCaller) throws(RPCError) -> SourcesResult {
+        SourcesResult(order: params.order, ranked: params.order)
+    }
+    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) { (0, 0) }
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult {
         LedgerExportResult(records: [], nextAnchor: params.anchor, more: false)
     }

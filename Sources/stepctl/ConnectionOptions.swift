@@ -58,6 +58,18 @@ func call(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValue? 
     }
 }
 
+/// One call whose answer is decoded into the result type the agent encodes it from, so a
+/// drift between the two fails here with the field that differs.
+func call<R>(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValue? = nil,
+             as decode: (JSONValue) throws(ResultDecodingError) -> R) throws -> (result: R, json: JSONValue) {
+    let value = try call(client, method, params)
+    do {
+        return (try decode(value), value)
+    } catch {
+        throw CtlFailure("\(method.rawValue): unexpected answer from the agent (\(error)); stepctl and stepd versions differ?")
+    }
+}
+
 /// Prints `value` as one JSON line.
 func printJSON(_ value: JSONValue) {
     print(value.jsonText)

@@ -32,26 +32,25 @@ struct RecordCommand: ParsableCommand {
     func run() throws {
         let client = try connect(connection, root.connection)
         if stop {
-            let result = try call(client, .recordingStop)
-            if output.json { return printJSON(result) }
-            print("stopped: \(result["file"]?.stringValue ?? "-"), \(formatInt(result["samples"])) samples")
+            let (result, raw) = try call(client, .recordingStop, as: RecordingStopResult.init(json:))
+            if output.json { return printJSON(raw) }
+            print("stopped: \(result.file), \(result.samples) samples")
             return
         }
-        var params: JSONObject = ["minutes": .int(minutes)]
-        if let label { params["label"] = .string(label) }
-        let started = try call(client, .recordingStart, .object(params))
+        let (started, raw) = try call(client, .recordingStart, RecordingStartParams(minutes: minutes, label: label).json,
+                                      as: RecordingStartResult.init(json:))
         if !wait {
-            if output.json { return printJSON(started) }
-            print("recording to \(started["file"]?.stringValue ?? "-") until \(TimeText.local(started["until"]?.doubleValue, format: "%H:%M:%S"))")
+            if output.json { return printJSON(raw) }
+            print("recording to \(started.file) until \(TimeText.local(started.until, format: "%H:%M:%S"))")
             return
         }
         while true {
             sleep(2)
-            let status = try call(client, .status)
-            if status.value(atPath: "recording") == false { break }
+            let (status, _) = try call(client, .status, as: StatusResult.init(json:))
+            if status.details?.recording != true { break }
         }
-        if output.json { return printJSON(started) }
-        print("recorded \(started["file"]?.stringValue ?? "-")")
+        if output.json { return printJSON(raw) }
+        print("recorded \(started.file)")
     }
 }
 
@@ -78,14 +77,15 @@ struct BundleCommand: ParsableCommand {
 
     func run() throws {
         var status: JSONValue
+        var agent: StatusResult?
         do {
             let client = try connect(connection, root.connection)
-            status = try call(client, .status)
+            (agent, status) = try call(client, .status, as: StatusResult.init(json:))
         } catch {
             status = ["error": .string("agent not reachable: \(error)")]
         }
         let environment = ProcessEnvironment.current()
-        let state = stateDir ?? status.value(atPath: "state_directory")?.stringValue
+        let state = stateDir ?? agent?.details?.stateDirectory
             ?? DefaultPaths.stateDirectory(environment: environment, uid: getuid())
 
         let archive = try TarGzipWriter(path: output)
@@ -97,7 +97,7 @@ struct BundleCommand: ParsableCommand {
         }
 
         try add("status.json", Array((status.jsonText + "\n").utf8))
-        let version = status["version"]?.stringValue ?? "unknown (agent not reachable)"
+        let version = agent?.version ?? "unknown (agent not reachable)"
         try add("version.txt", Array("stepd \(version)\nstepctl \(StepdVersion.current)\n".utf8))
         var skipped: [String] = []
         for folder in ["ledger", "recordings"] {
@@ -105,7 +105,7 @@ struct BundleCommand: ParsableCommand {
                 try add(folder + "/" + file.name, file.contents, modified: file.modified)
             }
         }
-        if let board = status.value(atPath: "board.file")?.stringValue {
+        if let board = agent?.board.file {
             if let bytes = try? RecordingReader.readAllBytes(path: board) {
                 try add("board.toml", bytes)
             } else {

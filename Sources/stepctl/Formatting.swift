@@ -181,3 +181,5 @@ func formatNumber(_ value: JSONValue?, digits: Int = 1) -> String {
 }
 
 func formatInt(_ value: JSONValue?) -> String { value?.int64Value.map { String($0) } ?? "-" }
+
+func formatNumber(_ value: Double?, digits: Int = 1) -> String { formatNumber(value.map { JSONValue.double($0) }, digits: digits) }

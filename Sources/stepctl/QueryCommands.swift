@@ -1,6 +1,7 @@
 import ArgumentParser
 import StepJSON
 import StepProtocol
+import StepSocket
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,43 +13,54 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let client = try connect(connection, root.connection)
-        let s = try call(client, .status)
-        if output.json { return printJSON(s) }
-        let address = s.value(atPath: "sensor.address")?.intValue.map { "0x" + String($0, radix: 16) } ?? "-"
+        let (s, raw) = try call(client, .status, as: StatusResult.init(json:))
+        if output.json { return printJSON(raw) }
+        let address = s.sensor.address.map { "0x" + String($0, radix: 16) } ?? "-"
         var pairs: [(String, String)] = [
-            ("agent", "stepd \(s["version"]?.stringValue ?? "?"), protocol \(formatInt(s["protocol_version"])), up \(TimeText.span(s["uptime_s"]?.doubleValue ?? 0))"),
-            ("board", "\(s.value(atPath: "board.name")?.stringValue ?? "-")" + (s.value(atPath: "board.file")?.stringValue.map { " (\($0))" } ?? "")),
-            ("sensor", "\(s.value(atPath: "sensor.model")?.stringValue ?? "none") at \(address) on \(s.value(atPath: "sensor.bus")?.stringValue ?? "-"): \(s.value(atPath: "sensor.health")?.stringValue ?? "?")"),
-            ("samples", "\(formatInt(s.value(atPath: "sensor.samples"))) at \(formatNumber(s.value(atPath: "sensor.delivered_hz"))) Hz, chip measured at \(formatNumber(s.value(atPath: "sensor.rate_hz"), digits: 2)) Hz (errors \(formatInt(s.value(atPath: "sensor.errors"))), overflows \(formatInt(s.value(atPath: "sensor.overflows"))), re-inits \(formatInt(s.value(atPath: "sensor.reinits"))))"),
+            ("agent", "stepd \(s.version), protocol \(stepdProtocolVersion), up \(TimeText.span(s.uptimeSeconds))"),
+            ("board", s.board.name + (s.board.file.map { " (\($0))" } ?? "")),
+            ("sensor", "\(s.sensor.model ?? "none") at \(address) on \(s.sensor.bus): \(s.sensor.health.rawValue)"),
+            ("samples", "\(s.sensor.samples) at \(formatNumber(s.sensor.deliveredHz)) Hz, chip measured at \(formatNumber(s.sensor.rateHz, digits: 2)) Hz (errors \(s.sensor.errors), overflows \(s.sensor.overflows), re-inits \(s.sensor.reinits))"),
         ]
-        if let last = s.value(atPath: "sensor.last_error")?.stringValue { pairs.append(("last error", last)) }
-        pairs.append(("steps", "today \(formatInt(s.value(atPath: "steps.today"))), since start \(formatInt(s.value(atPath: "steps.since_start")))"))
-        pairs.append(("activity", "\(s.value(atPath: "activity.type")?.stringValue ?? "-") (\(s.value(atPath: "activity.confidence")?.stringValue ?? "-")) since \(TimeText.local(s.value(atPath: "activity.start")?.doubleValue))"))
-        pairs.append(("ledger", "\(s.value(atPath: "ledger.health")?.stringValue ?? "-"), \(formatInt(s.value(atPath: "ledger.records"))) records, \(formatInt(s.value(atPath: "ledger.unsaved_steps"))) unsaved steps, last checkpoint \(TimeText.local(s.value(atPath: "ledger.last_checkpoint")?.doubleValue, format: "%H:%M:%S"))"))
-        if let caps = s["capabilities"]?.objectValue {
-            pairs.append(("capabilities", caps.members.filter { $0.value == true }.map(\.key).joined(separator: ", ")))
-        }
-        pairs.append(("clients", formatInt(s["clients"])))
+        if let last = s.sensor.lastError { pairs.append(("last error", last)) }
+        pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
+        pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(TimeText.local(s.activity.start))"))
+        pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(TimeText.local(s.ledger.lastCheckpoint, format: "%H:%M:%S"))"))
+        let caps = s.capabilities
+        let names = [("step_counting", caps.stepCounting), ("distance", caps.distance), ("cadence", caps.cadence),
+                     ("pace", caps.pace), ("floors", caps.floors), ("activity", caps.activity)]
+        pairs.append(("capabilities", names.filter(\.1).map(\.0).joined(separator: ", ")))
+        pairs.append(("clients", String(s.clients)))
         printPairs(pairs)
     }
 }
 
 /// Prints a steps.query result.
-func printStepsResult(_ r: JSONValue, json: Bool) {
-    if json { return printJSON(r) }
+func printStepsResult(_ client: UnixSocketClient, _ params: StepsQueryParams, json: Bool) throws {
+    let (r, raw) = try call(client, .stepsQuery, params.json, as: StepsQueryResult.init(json:))
+    if json { return printJSON(raw) }
     var pairs: [(String, String)] = [
-        ("period", "\(TimeText.local(r["start"]?.doubleValue)) - \(TimeText.local(r["end"]?.doubleValue))"),
-        ("steps", formatInt(r["steps"])),
-        ("distance", "\(formatNumber(r["distance_m"], digits: 0)) m"),
-        ("cadence", r["cadence_spm"]?.doubleValue == nil ? "-" : "\(formatNumber(r["cadence_spm"])) steps/min"),
-        ("pace", r["pace_s_per_m"]?.doubleValue.map { "\(formatNumber(.double($0 * 1000), digits: 0)) s/km" } ?? "-"),
+        ("period", "\(TimeText.local(r.start)) - \(TimeText.local(r.end))"),
+        ("steps", String(r.steps)),
+        ("distance", "\(formatNumber(r.distanceMeters, digits: 0)) m"),
+        ("cadence", r.cadenceStepsPerMinute.map { "\(formatNumber($0)) steps/min" } ?? "-"),
+        ("pace", r.paceSecondsPerMeter.map { "\(formatNumber($0 * 1000, digits: 0)) s/km" } ?? "-"),
     ]
-    if let sources = r["by_source"]?.arrayValue {
-        for source in sources {
-            pairs.append(("  " + (source["source"]?.stringValue ?? "?"), "\(formatInt(source["steps"])) steps, \(formatNumber(source["distance_m"], digits: 0)) m"))
-        }
+    for source in r.bySource ?? [] {
+        pairs.append(("  " + source.source, "\(source.steps) steps, \(formatNumber(source.distanceMeters, digits: 0)) m"))
     }
     printPairs(pairs)
+}
+
+/// `--source` and `--exclude-user-entered`, the same on every query command.
+struct SelectionOptions: ParsableArguments {
+    @Option(name: .customLong("source"), help: ArgumentHelp("Count only this source (kind:id, repeatable).", valueName: "name"))
+    var sources: [String] = []
+    @Flag(help: "Leave out user-entered samples (counted by default, as in HealthKit).") var excludeUserEntered = false
+
+    var selection: SampleSelection {
+        SampleSelection(sources: sources.isEmpty ? nil : sources, includeUserEntered: !excludeUserEntered)
+    }
 }
 
 struct TodayCommand: ParsableCommand {
@@ -59,12 +71,13 @@ struct TodayCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(help: ArgumentHelp("Time zone for \"today\" (default: the agent's).", valueName: "name")) var tz: String?
     @Flag(help: "Also list steps per source.") var bySource = false
+    @OptionGroup var select: SelectionOptions
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
         let client = try connect(connection, root.connection)
-        let params = StepsQueryParams(range: .today, timeZone: tz, bySource: bySource)
-        printStepsResult(try call(client, .stepsQuery, params.json), json: output.json)
+        let params = StepsQueryParams(range: .today, timeZone: tz, bySource: bySource, selection: select.selection)
+        try printStepsResult(client, params, json: output.json)
     }
 }
 
@@ -80,6 +93,7 @@ struct StepsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var to: String = "now"
     @Option(help: ArgumentHelp("Time zone for local times.", valueName: "name")) var tz: String?
     @Flag(help: "Also list steps per source.") var bySource = false
+    @OptionGroup var select: SelectionOptions
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
@@ -88,8 +102,9 @@ struct StepsCommand: ParsableCommand {
         guard let end = TimeText.instant(to, now: now) else { throw CtlFailure("--to \(to): not a time; use e.g. 2026-05-01T18:00, -1h or now") }
         guard end > start else { throw CtlFailure("--to must be after --from") }
         let client = try connect(connection, root.connection)
-        let params = StepsQueryParams(range: .between(start: start, end: end), timeZone: tz, bySource: bySource)
-        printStepsResult(try call(client, .stepsQuery, params.json), json: output.json)
+        let params = StepsQueryParams(range: .between(start: start, end: end), timeZone: tz, bySource: bySource,
+                                      selection: select.selection)
+        try printStepsResult(client, params, json: output.json)
     }
 }
 
@@ -115,36 +130,47 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How far back: 7d, 12h, 90m.", valueName: "duration")) var last: String = "1d"
     @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's).", valueName: "name")) var tz: String?
     @Flag(help: "Split each bucket by source instead of merging sources.") var bySource = false
-    @Flag(help: "Leave out user-entered samples.") var excludeUserEntered = false
+    @OptionGroup var select: SelectionOptions
     @Flag(help: "Also show empty buckets.") var all = false
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
         let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
         let client = try connect(connection, root.connection)
-        let params = StepsCollectionParams(range: range, timeZone: tz, interval: by.interval,
-                                           bySource: bySource, includeUserEntered: !excludeUserEntered)
-        let r = try call(client, .stepsCollection, params.json)
-        if output.json { return printJSON(r) }
+        var params = StepsCollectionParams(range: range, timeZone: tz, interval: by.interval, bySource: bySource,
+                                           selection: select.selection)
+        // Long answers come in pages: ask again from next_start with the same anchor.
+        var buckets: [CollectionBucket] = []
+        var pages: [JSONValue] = []
+        var zone = "-"
+        while true {
+            let (page, raw) = try call(client, .stepsCollection, params.json, as: StepsCollectionResult.init(json:))
+            buckets += page.buckets
+            pages.append(raw)
+            zone = page.timeZone
+            guard page.more, let next = page.nextStart, case .between(_, let end) = params.range else { break }
+            params.range = .between(start: next, end: end)
+            params.anchor = page.anchor
+        }
+        if output.json { return printJSON(pages.count == 1 ? pages[0] : .array(pages)) }
         let format = by == .day ? "%Y-%m-%d %a" : "%Y-%m-%d %H:%M"
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
-        var total: Int64 = 0
-        for bucket in r["buckets"]?.arrayValue ?? [] {
-            let steps = bucket["steps"]?.int64Value ?? 0
-            total += steps
-            if steps == 0 && !all { continue }
-            let start = TimeText.local(bucket["start"]?.doubleValue, format: format)
-            if bySource, let sources = bucket["by_source"]?.arrayValue {
+        var total = 0
+        for bucket in buckets {
+            total += bucket.steps
+            if bucket.steps == 0 && !all { continue }
+            let start = TimeText.local(bucket.start, format: format)
+            if let sources = bucket.bySource {
                 for source in sources {
-                    table.add([start, source["source"]?.stringValue ?? "?", formatInt(source["steps"]), formatNumber(source["distance_m"], digits: 0)])
+                    table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])
                 }
             } else {
-                table.add([start, formatInt(bucket["steps"]), formatNumber(bucket["distance_m"], digits: 0)])
+                table.add([start, String(bucket.steps), formatNumber(bucket.distanceMeters, digits: 0)])
             }
         }
         print(table.render())
-        print("total \(total) steps over \(last) (time zone \(r["time_zone"]?.stringValue ?? "-"))")
+        print("total \(total) steps over \(last) (time zone \(zone))")
     }
 }
 
@@ -158,19 +184,21 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "Bucket size for min/max/avg.") var by: BucketUnit = .day
     @Option(help: ArgumentHelp("How far back: 7d, 30d.", valueName: "duration")) var last: String = "7d"
     @Option(help: ArgumentHelp("Time zone of the buckets.", valueName: "name")) var tz: String?
+    @OptionGroup var select: SelectionOptions
 
     func run() throws {
         if let tz { try TimeText.useTimeZone(tz) }
         let range = try TimeText.recent(last, examples: "7d or 12h")
         let client = try connect(connection, root.connection)
         let params = StepsStatisticsParams(range: range, timeZone: tz, bucket: by.interval,
-                                           options: StatisticsOption.allCases)
-        let r = try call(client, .stepsStatistics, params.json)
-        if output.json { return printJSON(r) }
+                                           options: StatisticsOption.allCases, selection: select.selection)
+        let (r, raw) = try call(client, .stepsStatistics, params.json, as: StepsStatisticsResult.init(json:))
+        if output.json { return printJSON(raw) }
+        let count: (Int?) -> String = { $0.map(String.init) ?? "-" }
         printPairs([
-            ("period", "\(TimeText.local(r["start"]?.doubleValue)) - \(TimeText.local(r["end"]?.doubleValue)) (\(formatInt(r["buckets"])) \(by.rawValue)s)"),
-            ("sum", formatInt(r["sum"])), ("min per \(by.rawValue)", formatInt(r["min"])),
-            ("max per \(by.rawValue)", formatInt(r["max"])), ("avg per \(by.rawValue)", formatNumber(r["avg"])),
+            ("period", "\(TimeText.local(r.start)) - \(TimeText.local(r.end)) (\(r.buckets) \(by.rawValue)s)"),
+            ("sum", count(r.sum)), ("min per \(by.rawValue)", count(r.min)),
+            ("max per \(by.rawValue)", count(r.max)), ("avg per \(by.rawValue)", formatNumber(r.average)),
         ])
     }
 }
@@ -188,20 +216,18 @@ struct ActivityCommand: ParsableCommand {
     func run() throws {
         let client = try connect(connection, root.connection)
         if !history {
-            let r = try call(client, .activityCurrent)
-            if output.json { return printJSON(r) }
-            print("\(r["type"]?.stringValue ?? "-") (\(r["confidence"]?.stringValue ?? "-") confidence) since \(TimeText.local(r["start"]?.doubleValue, format: "%Y-%m-%d %H:%M:%S"))")
+            let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
+            if output.json { return printJSON(raw) }
+            print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(TimeText.local(r.start, format: "%Y-%m-%d %H:%M:%S"))")
             return
         }
         let range = try TimeText.recent(last, examples: "1d or 6h")
-        let r = try call(client, .activityQuery, .object(range.json))
-        if output.json { return printJSON(r) }
+        let (r, raw) = try call(client, .activityQuery, .object(range.json), as: ActivityQueryResult.init(json:))
+        if output.json { return printJSON(raw) }
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])
-        for segment in r["segments"]?.arrayValue ?? [] {
-            let start = segment["start"]?.doubleValue ?? 0
-            let stop = segment["end"]?.doubleValue ?? start
-            table.add([TimeText.local(start, format: "%m-%d %H:%M:%S"), TimeText.local(stop, format: "%m-%d %H:%M:%S"),
-                       segment["type"]?.stringValue ?? "-", segment["confidence"]?.stringValue ?? "-", TimeText.span(stop - start)])
+        for segment in r.segments {
+            table.add([TimeText.local(segment.start, format: "%m-%d %H:%M:%S"), TimeText.local(segment.end, format: "%m-%d %H:%M:%S"),
+                       segment.kind.rawValue, segment.confidence.rawValue, TimeText.span(segment.end - segment.start)])
         }
         print(table.render())
     }

@@ -4,55 +4,142 @@ import StepProtocol
 
 struct SamplesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "samples", abstract: "Add or delete step samples from other sources or entered by hand (admin).",
-        subcommands: [Add.self, Delete.self])
+        commandName: "samples", abstract: "Add, list or delete step samples from other sources or entered by hand.",
+        subcommands: [Add.self, List.self, Delete.self])
 
     @ParentCommand var root: StepCtl
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a sample: steps between two times from a named source.")
+        static let configuration = CommandConfiguration(abstract: "Add a sample: steps between two times from a named source (admin).")
 
         @ParentCommand var root: StepCtl
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
-        @Option(help: "Source name (letters, digits, . _ -), e.g. phone or treadmill.") var source: String
+        @Option(help: "Source name kind:id (kind device, app or manual), e.g. app:phone; a bare name is app:<name>.") var source: String
         @Option(parsing: .unconditional, help: ArgumentHelp("Start time (ISO-8601, -2h, UTC seconds).", valueName: "time")) var start: String
         @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var end: String = "now"
         @Option(help: "Number of steps.") var steps: Int
         @Option(help: ArgumentHelp("Distance in metres.", valueName: "metres")) var distance: Double?
         @Flag(help: "Mark the sample as entered by the user.") var userEntered = false
+        @Option(help: ArgumentHelp("Your own id for the sample: resending it changes nothing unless --sync-version is higher.", valueName: "id"))
+        var syncIdentifier: String?
+        @Option(help: ArgumentHelp("Version of --sync-identifier (a higher one replaces the held sample).", valueName: "n"))
+        var syncVersion: Int64?
 
         func run() throws {
             let now = TimeText.now()
             guard let from = TimeText.instant(start, now: now) else { throw CtlFailure("--start \(start): not a time") }
             guard let to = TimeText.instant(end, now: now) else { throw CtlFailure("--end \(end): not a time") }
-            let params = SamplesAddParams(source: source, start: from, end: to, steps: steps, distanceMeters: distance, userEntered: userEntered)
+            let params = SamplesAddParams(SampleInput(source: source, start: from, end: to, steps: steps, distanceMeters: distance,
+                                                      userEntered: userEntered, syncIdentifier: syncIdentifier,
+                                                      syncVersion: syncVersion))
             let client = try connect(connection, root.connection)
-            let r = try call(client, .samplesAdd, params.json)
-            if output.json { return printJSON(r) }
-            print("added sample \(r["id"]?.stringValue ?? "?"): \(steps) steps from \(source)")
+            let (r, raw) = try call(client, .samplesAdd, params.json, as: SamplesAddResult.init(json:))
+            if output.json { return printJSON(raw) }
+            for sample in r.samples { print("sample \(sample.id) \(sample.status.rawValue): \(steps) steps from \(source)") }
         }
     }
 
-    struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete samples by the ids `samples add` printed.")
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the samples that start in a period (samples.list), every page.")
 
         @ParentCommand var root: StepCtl
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
-        @Option(help: "The source the samples were added under.") var source: String
+        @Option(help: ArgumentHelp("How far back: 7d, 12h, 90m.", valueName: "duration")) var last: String = "1d"
+        @OptionGroup var select: SelectionOptions
+
+        func run() throws {
+            var params = SamplesListParams(range: try TimeText.recent(last, examples: "7d, 12h or 90m"), selection: select.selection,
+                                           limit: SamplesListParams.maximumLimit)
+            let client = try connect(connection, root.connection)
+            var table = Table(["id", "source", "start", "end", "steps", "distance_m", "utc_offset", "flags"], numeric: [4, 5, 6])
+            while true {
+                let (page, raw) = try call(client, .samplesList, params.json, as: SamplesListResult.init(json:))
+                if output.json { printJSON(raw) }
+                for s in page.samples {
+                    var flags: [String] = []
+                    if s.userEntered { flags.append("user") }
+                    if let id = s.syncIdentifier { flags.append("sync=\(id)@\(s.syncVersion ?? 0)") }
+                    table.add([s.id, s.source, TimeText.local(s.start, format: "%m-%d %H:%M:%S"),
+                               TimeText.local(s.end, format: "%m-%d %H:%M:%S"), String(s.steps),
+                               formatNumber(s.distanceMeters), String(s.utcOffset), flags.joined(separator: ",")])
+                }
+                guard page.more, let next = page.nextStart, case .between(_, let end) = params.range else { break }
+                params.range = .between(start: next, end: end)
+            }
+            if !output.json { print(table.render()) }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete samples by the ids `samples add` printed, all or none (admin).")
+
+        @ParentCommand var root: StepCtl
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "The source the samples were added under (kind:id, as samples list and sync export show it).") var source: String
         @Argument(help: "Sample ids.") var ids: [String]
 
         func run() throws {
             guard !ids.isEmpty else { throw CtlFailure("give at least one sample id") }
             let client = try connect(connection, root.connection)
-            let r = try call(client, .samplesDelete, ["source": .string(source), "ids": .array(ids.map { .string($0) })])
-            if output.json { return printJSON(r) }
-            print("deleted \(formatInt(r["deleted"])) sample(s)")
-            let missing = r["not_found"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            if !missing.isEmpty { print("not found: \(missing.joined(separator: " "))") }
+            let (r, raw) = try call(client, .samplesDelete, SamplesDeleteParams(source: source, ids: ids).json,
+                                    as: SamplesDeleteResult.init(json:))
+            if output.json { return printJSON(raw) }
+            print("deleted \(r.deleted) sample(s)")
+            if !r.notFound.isEmpty { print("not found: \(r.notFound.joined(separator: " "))") }
+            if !r.alreadyDeleted.isEmpty { print("already deleted: \(r.alreadyDeleted.joined(separator: " "))") }
         }
     }
+}
+
+struct SourcesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sources", abstract: "List the sources the ledger knows, winner first; set their priority.",
+        subcommands: [List.self, Priority.self], defaultSubcommand: List.self)
+
+    @ParentCommand var root: StepCtl
+
+    static func show(_ r: SourcesResult) {
+        print("priority order set: " + (r.order.isEmpty ? "none (by kind, then first seen)" : r.order.joined(separator: ",")))
+        for (rank, source) in r.ranked.enumerated() { print("\(rank + 1). \(source)") }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every known source from the winner down (sources.list).")
+        @ParentCommand var root: StepCtl
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let client = try connect(connection, root.connection)
+            let (r, raw) = try call(client, .sourcesList, as: SourcesResult.init(json:))
+            if output.json { return printJSON(raw) }
+            SourcesCommand.show(r)
+        }
+    }
+
+    struct Priority: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set which sources win where samples overlap, e.g. `device:watch-1,app:phone` (admin).")
+        @ParentCommand var root: StepCtl
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "Source names kind:id, comma-separated, the winner first; \"\" clears the order.") var order: String
+
+        func run() throws {
+            let names = order.split(separator: ",").map { String($0).trimmingSpaces }
+            let client = try connect(connection, root.connection)
+            let (r, raw) = try call(client, .sourcesPriority, SourcesPriorityParams(order: names).json, as: SourcesResult.init(json:))
+            if output.json { return printJSON(raw) }
+            SourcesCommand.show(r)
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
 }
 
 struct SyncCommand: ParsableCommand {
@@ -63,30 +150,41 @@ struct SyncCommand: ParsableCommand {
     @ParentCommand var root: StepCtl
 
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print records after an anchor; pass next_anchor to the next export and to ack.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print records after an anchor; pass next_anchor to the next export and to ack.",
+            discussion: "An answer holds at most 1 MiB: a page may end before --limit, with more records to export from next_anchor. --all follows the pages.")
 
         @ParentCommand var root: StepCtl
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "Export records after this anchor (0: from the beginning).") var anchor: Int64 = 0
-        @Option(help: "Most records to return (1-10000).") var limit: Int = 1000
+        @Option(help: "Most records per page (1-10000).") var limit: Int = 1000
+        @Flag(help: "Follow every page until nothing more is pending.") var all = false
 
         func run() throws {
             let client = try connect(connection, root.connection)
-            let r = try call(client, .ledgerExport, ["anchor": .int64(anchor), "limit": .int(limit)])
-            if output.json { return printJSON(r) }
-            var table = Table(["anchor", "id", "source", "start", "end", "steps", "distance_m", "flags"], numeric: [0, 5, 6])
-            for record in r["records"]?.arrayValue ?? [] {
-                var flags: [String] = []
-                if record["user_entered"] == true { flags.append("user") }
-                if record["deleted"] == true { flags.append("deleted") }
-                table.add([formatInt(record["anchor"]), record["id"]?.stringValue ?? "-", record["source"]?.stringValue ?? "-",
-                           TimeText.local(record["start"]?.doubleValue, format: "%m-%d %H:%M:%S"),
-                           TimeText.local(record["end"]?.doubleValue, format: "%m-%d %H:%M:%S"),
-                           formatInt(record["steps"]), formatNumber(record["distance_m"]), flags.joined(separator: ",")])
-            }
+            var params = LedgerExportParams(anchor: anchor, limit: limit)
+            var table = Table(["anchor", "id", "source", "start", "end", "utc_offset", "steps", "distance_m", "flags"],
+                              numeric: [0, 5, 6, 7])
+            var last: LedgerExportResult?
+            repeat {
+                let (page, raw) = try call(client, .ledgerExport, params.json, as: LedgerExportResult.init(json:))
+                if output.json { printJSON(raw) }
+                for record in page.records {
+                    var flags: [String] = []
+                    if record.userEntered { flags.append("user") }
+                    if record.deleted { flags.append("deleted") }
+                    table.add([String(record.anchor), record.id, record.source,
+                               TimeText.local(record.start, format: "%m-%d %H:%M:%S"),
+                               TimeText.local(record.end, format: "%m-%d %H:%M:%S"), String(record.utcOffset),
+                               String(record.steps), formatNumber(record.distanceMeters), flags.joined(separator: ",")])
+                }
+                params.anchor = page.nextAnchor
+                last = page
+            } while all && last?.more == true
+            if output.json { return }
             print(table.render())
-            print("next_anchor \(formatInt(r["next_anchor"]))\(r["more"] == true ? " (more records: export again from it)" : "")")
+            if let last { print("next_anchor \(last.nextAnchor)\(last.more ? " (more records: export again from it)" : "")") }
         }
     }
 
@@ -100,9 +198,9 @@ struct SyncCommand: ParsableCommand {
 
         func run() throws {
             let client = try connect(connection, root.connection)
-            let r = try call(client, .ledgerAck, ["anchor": .int64(anchor)])
-            if output.json { return printJSON(r) }
-            print("acknowledged up to \(formatInt(r["acknowledged"])); \(formatInt(r["pending_records"])) record(s) not yet acknowledged")
+            let (r, raw) = try call(client, .ledgerAck, LedgerAckParams(anchor: anchor).json, as: LedgerAckResult.init(json:))
+            if output.json { return printJSON(raw) }
+            print("acknowledged up to \(r.acknowledged); \(r.pendingRecords) record(s) not yet acknowledged")
         }
     }
 }

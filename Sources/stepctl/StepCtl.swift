@@ -15,7 +15,7 @@ struct StepCtl: ParsableCommand {
         version: StepdVersion.current,
         subcommands: [
             StatusCommand.self, TodayCommand.self, StepsCommand.self, HistoryCommand.self, StatsCommand.self,
-            ActivityCommand.self, WatchCommand.self, SamplesCommand.self, SyncCommand.self,
+            ActivityCommand.self, WatchCommand.self, SamplesCommand.self, SourcesCommand.self, SyncCommand.self,
             AnalyzeCommand.self, LedgerCommand.self, RecordCommand.self, BundleCommand.self,
         ]
     )

@@ -19,13 +19,13 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let client = try connect(connection, root.connection)
-        let current = try call(client, .activityCurrent)
-        _ = try call(client, .stepsSubscribe, ["update_on": .int(updateOn)])
-        _ = try call(client, .activitySubscribe)
+        let (current, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
+        _ = try call(client, .stepsSubscribe, StepsSubscribeParams(updateOn: updateOn).json, as: SubscribeResult.init(json:))
+        _ = try call(client, .activitySubscribe, as: SubscribeResult.init(json:))
         if output.json {
-            printJSON(["method": "activity.current", "params": current])
+            printJSON(["method": "activity.current", "params": raw])
         } else {
-            print("watching \(client.path): \(current["type"]?.stringValue ?? "-") (\(current["confidence"]?.stringValue ?? "-")); Ctrl-C to stop")
+            print("watching \(client.path): \(current.kind.rawValue) (\(current.confidence.rawValue)); Ctrl-C to stop")
         }
         fflush(nil)
         while true {
@@ -44,10 +44,12 @@ struct WatchCommand: ParsableCommand {
             let time = TimeText.local(TimeText.now(), format: "%H:%M:%S")
             switch notification.method {
             case RPCNotificationMethod.stepsUpdate:
-                let distance = notification.params["distance_m"].map { ", \(formatNumber($0)) m" } ?? ""
-                print("\(time)  steps \(formatInt(notification.params["steps"]))\(distance)")
+                guard let update = try? StepsUpdateNotice(json: notification.params) else { fallthrough }
+                let distance = update.distanceMeters.map { ", \(formatNumber($0)) m" } ?? ""
+                print("\(time)  steps \(update.steps)\(distance)")
             case RPCNotificationMethod.activityUpdate:
-                print("\(time)  activity \(notification.params["type"]?.stringValue ?? "-") (\(notification.params["confidence"]?.stringValue ?? "-"))")
+                guard let activity = try? ActivityResult(json: notification.params) else { fallthrough }
+                print("\(time)  activity \(activity.kind.rawValue) (\(activity.confidence.rawValue))")
             default:
                 print("\(time)  \(notification.method) \(notification.params.jsonText)")
             }

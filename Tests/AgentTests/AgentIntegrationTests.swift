@@ -10,7 +10,7 @@ import Testing
         let status = try agent.waitForStatus { ($0.value(atPath: "sensor.samples")?.intValue ?? 0) > 200 }
         #expect(status.value(atPath: "sensor.model")?.stringValue == "mpu6050")
         #expect(status.value(atPath: "sensor.health")?.stringValue == "ok")
-        #expect(status.value(atPath: "protocol_version")?.intValue == 1)
+        #expect(status.value(atPath: "protocol_version")?.intValue == 2)
         let rate = status.value(atPath: "sensor.rate_hz")?.doubleValue ?? 0
         // The emulated chip runs 10x faster, so the sensor clock sees 40 Hz.
         #expect(abs(rate - 40) < 2, "rate \(rate)")

@@ -173,8 +173,32 @@ import StepdModel
 }
 
 @Suite struct BuiltInBoardTests {
+    /// Issue 12, defect 8: without --board or --simulate the agent must not fall back to the
+    /// simulated sensor (it wrote fake steps into the real ledger as this device's).
+    @Test func noBoardAndNoSimulationRefusesNamingBothFlags() {
+        let options = AgentOptions(stateDirectory: "/s", socketPath: "/p")
+        guard case .failure(let problem) = AgentLauncher.sensorPlan(options: options, defaultBoardPath: "/nonexistent/board.toml") else {
+            Issue.record("ran without a board")
+            return
+        }
+        #expect(problem.message.contains("--board"))
+        #expect(problem.message.contains("--simulate"))
+    }
+
+    @Test func noFlagsUsesTheDefaultBoardFile() throws {
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let options = AgentOptions(stateDirectory: "/s", socketPath: "/p")
+        guard case .success(let plan) = AgentLauncher.sensorPlan(options: options, defaultBoardPath: "/" + repository + "/boards/simulated.toml") else {
+            Issue.record("default board not used")
+            return
+        }
+        #expect(plan.boardFile == "/" + repository + "/boards/simulated.toml")
+    }
+
     @Test func builtInBoardMatchesTheShippedFile() throws {
-        guard case .success(let plan) = AgentLauncher.sensorPlan(options: AgentOptions(stateDirectory: "/s", socketPath: "/p")) else {
+        var options = AgentOptions(stateDirectory: "/s", socketPath: "/p")
+        options.simulateRecording = AgentLauncher.builtInSimulation
+        guard case .success(let plan) = AgentLauncher.sensorPlan(options: options, defaultBoardPath: "/nonexistent/board.toml") else {
             Issue.record("built-in plan failed")
             return
         }

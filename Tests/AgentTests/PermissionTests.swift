@@ -15,7 +15,7 @@ import Testing
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to act as a second uid"))
     func groupMembersReadButOnlyAdminsWrite() throws {
-        let agent = try AgentProcess(arguments: ["--replay-speed", "5", "--socket-group", "nogroup", "--admin-group", "users"])
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "5", "--socket-group", "nogroup", "--admin-group", "users"])
         _ = try agent.connect()
         chmod(agent.directory, 0o755)
         let add = ["--socket", agent.socketPath, "samples", "add", "--source", "phone", "--start", "-10m", "--steps", "300"]
@@ -38,7 +38,7 @@ import Testing
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to act as a second uid"))
     func outsidersCannotConnectAndAreToldWhy() throws {
-        let agent = try AgentProcess(arguments: ["--replay-speed", "5", "--socket-group", "nogroup"])
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "5", "--socket-group", "nogroup"])
         _ = try agent.connect()
         chmod(agent.directory, 0o755)
         // Primary group nogroup dropped: only `users`, which does not own the socket.

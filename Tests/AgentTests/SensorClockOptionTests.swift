@@ -8,13 +8,13 @@ import Testing
     }
 
     @Test func flagsReachTheSimulatedSensorPlan() {
-        guard case .run(let options) = parse(["--sensor-clock-error", "-4.5", "--sensor-clock-drift=0.5"]) else {
+        guard case .run(let options) = parse(["--simulate", "builtin", "--sensor-clock-error", "-4.5", "--sensor-clock-drift=0.5"]) else {
             Issue.record("expected run")
             return
         }
         #expect(options.sensorClockError == -4.5)
         #expect(options.sensorClockDrift == 0.5)
-        guard case .success(let plan) = AgentLauncher.sensorPlan(options: options) else {
+        guard case .success(let plan) = AgentLauncher.sensorPlan(options: options, defaultBoardPath: "/nonexistent/board.toml") else {
             Issue.record("built-in plan failed")
             return
         }
@@ -31,7 +31,7 @@ import Testing
             Issue.record("expected run")
             return
         }
-        guard case .failure(let problem) = AgentLauncher.sensorPlan(options: options) else {
+        guard case .failure(let problem) = AgentLauncher.sensorPlan(options: options, defaultBoardPath: "/nonexistent/board.toml") else {
             Issue.record("a real board must refuse an emulated clock error")
             return
         }

@@ -46,7 +46,7 @@ final class NotifySocket {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let notify = try NotifySocket(directory: directory)
-        let agent = try AgentProcess(arguments: ["--replay-speed", "4"],
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "4"],
                                      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
         let messages = notify.collect(for: 8).map(\.text)
         #expect(agent.terminate() == 0)
@@ -64,7 +64,7 @@ final class NotifySocket {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let notify = try NotifySocket(directory: directory)
         let started = Date().timeIntervalSince1970
-        let agent = try AgentProcess(arguments: ["--test-stall-after", "3"],
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--test-stall-after", "3"],
                                      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
         let messages = notify.collect(for: 7)
         agent.kill9()

@@ -63,8 +63,8 @@ struct TestRandom {
         let store = SampleStore(Self.randomLedger(&random, count: 60 + random.below(400)))
         let zones: [TimeZoneRule] = [.utc, try loadZone("Europe/Berlin"), .fixed(seconds: 19800)]
         let intervals: [BucketInterval] = [.minutes(15), .hours(1), .hours(5), .days(1)]
-        let filters = [SampleFilter(), SampleFilter(includeUserEntered: true), SampleFilter(sourceIds: ["this-device", "watch-1"])]
-        let priorities = [SourcePriority(), SourcePriority(preferredIds: ["watch-1", "app-x"])]
+        let filters = [SampleFilter(), SampleFilter(includeUserEntered: false), SampleFilter(sources: [detector, watch])]
+        let priorities = [SourcePriority(), SourcePriority(order: [watch, SampleSource(id: "app-x", kind: .app)])]
         var compared = 0
         for _ in 0..<40 {
             let from = Self.base - 7200 + Double(random.below(2 * 86400))
@@ -123,7 +123,7 @@ struct TestRandom {
         store.insert(record(3, 1000, 1400, steps: 400, source: watch))
         let merged = try store.pedometer(from: 0, to: 5000, splitBySource: true)
         #expect(abs(merged.steps - 400) < 1e-9)
-        #expect(abs((merged.stepsBySource["watch-1"] ?? 0) - 200) < 1e-9)
+        #expect(abs((merged.bySource[watch]?.steps ?? 0) - 200) < 1e-9)
         #expect(merged == (try store.pedometer(from: 0, to: 5000, splitBySource: true, exact: true)))
         store.insert(StepRecord(sequence: 4, startMs: 1_000_000, endMs: 1_400_000, utcOffset: 0, steps: 0, distanceMm: 0,
                                 activity: .walking, source: watch, flags: .tombstone, deletes: 3))

@@ -120,13 +120,13 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
             record(2, utc(2024, 6, 1, 10), utc(2024, 6, 1, 10, 20), steps: 1800, source: watch),
         ]
         let from = utc(2024, 6, 1), to = utc(2024, 6, 2)
-        let byPriority = SourcePriority(preferredIds: ["phone-1"])
+        let byPriority = SourcePriority(order: [phone])
         let merged = try LedgerQueries.pedometer(samples, from: from, to: to, priority: byPriority, splitBySource: true)
         #expect(abs(merged.steps - 1900) < 1e-9)
-        #expect(abs((merged.stepsBySource["watch-1"] ?? 0) - 900) < 1e-9)
-        let watchFirst = try LedgerQueries.pedometer(samples, from: from, to: to, priority: SourcePriority(preferredIds: ["watch-1"]))
+        #expect(abs((merged.bySource[watch]?.steps ?? 0) - 900) < 1e-9)
+        let watchFirst = try LedgerQueries.pedometer(samples, from: from, to: to, priority: SourcePriority(order: [watch]))
         #expect(abs(watchFirst.steps - 1800) < 1e-9)
-        let phoneOnly = try LedgerQueries.pedometer(samples, from: from, to: to, filter: SampleFilter(sourceIds: ["phone-1"]))
+        let phoneOnly = try LedgerQueries.pedometer(samples, from: from, to: to, filter: SampleFilter(sources: [phone]))
         #expect(abs(phoneOnly.steps - 1000) < 1e-9)
     }
 
@@ -137,9 +137,10 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
             record(3, 5000, 6000, steps: 700, source: SampleSource(id: "me", kind: .manual), flags: .userEntered),
             record(4, 1050, 1050, steps: 1, source: watch),  // an instant inside the detector's time
         ]
-        let plain = try LedgerQueries.pedometer(samples, from: 0, to: 10000)
+        let plain = try LedgerQueries.pedometer(samples, from: 0, to: 10000, filter: SampleFilter(includeUserEntered: false))
         #expect(abs(plain.steps - 300) < 1e-9)
-        let withManual = try LedgerQueries.pedometer(samples, from: 0, to: 10000, filter: SampleFilter(includeUserEntered: true))
+        // Like HealthKit statistics, user-entered samples count unless left out.
+        let withManual = try LedgerQueries.pedometer(samples, from: 0, to: 10000)
         #expect(abs(withManual.steps - 1000) < 1e-9)
         #expect(throws: LedgerQueryError.self) { try LedgerQueries.pedometer(samples, from: 10, to: 10) }
     }

@@ -199,19 +199,19 @@ import Testing
         #expect(throws: LedgerError.self) {
             try service.addSample(ExternalSample(start: t0, end: t0 + 1000, steps: 20, source: watch), now: t0 + 200)
         }
-        #expect(throws: LedgerError.notOwner(sequence: watchSample.sequence, owner: "watch-1", requester: "phone-1")) {
-            try service.deleteSample(sequence: watchSample.sequence, sourceId: "phone-1", now: t0 + 300)
+        #expect(throws: LedgerError.notOwner(sequence: watchSample.sequence, owner: "device:watch-1", requester: "device:phone-1")) {
+            try service.deleteSample(sequence: watchSample.sequence, source: phone, now: t0 + 300)
         }
         #expect(throws: LedgerError.detectorRecordsAreNotDeletable(sequence: 1)) {
-            try service.deleteSample(sequence: 1, sourceId: "this-device", now: t0 + 300)
+            try service.deleteSample(sequence: 1, source: detector, now: t0 + 300)
         }
         // Merged: detector 0-49.5 s, watch covers the rest to 100 s.
         let before = try service.pedometerData(from: t0, to: t0 + 1000).steps
         #expect(abs(before - (100 + 200 * 50.5 / 100)) < 1e-6)
-        let tombstone = try service.deleteSample(sequence: watchSample.sequence, sourceId: "watch-1", now: t0 + 300)
+        let tombstone = try service.deleteSample(sequence: watchSample.sequence, source: watch, now: t0 + 300)
         #expect(tombstone.isTombstone && tombstone.deletes == watchSample.sequence)
         #expect(throws: LedgerError.alreadyDeleted(sequence: watchSample.sequence)) {
-            try service.deleteSample(sequence: watchSample.sequence, sourceId: "watch-1", now: t0 + 300)
+            try service.deleteSample(sequence: watchSample.sequence, source: watch, now: t0 + 300)
         }
         #expect(abs(try service.pedometerData(from: t0, to: t0 + 1000).steps - 100) < 1e-9)
 

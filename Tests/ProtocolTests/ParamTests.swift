@@ -130,7 +130,7 @@ private func expectInvalid(_ code: Int, _ containing: String, _ body: () throws(
         #expect(p.interval == BucketInterval(.days, 1))
         #expect(p.anchor == 1_699_999_200)
         #expect(p.bySource)
-        #expect(!p.includeUserEntered)
+        #expect(!p.selection.includeUserEntered)
         #expect(try StepsCollectionParams(json: p.json) == p)
         expectInvalid(-32602, "needs \"interval\"") { () throws(RPCError) in _ = try StepsCollectionParams(json: try? params("{\"today\":true}")) }
         expectInvalid(-32602, "between 1 and 1440") { () throws(RPCError) in
@@ -158,19 +158,26 @@ private func expectInvalid(_ code: Int, _ containing: String, _ body: () throws(
     @Test func samples() throws {
         let p = try SamplesAddParams(json: params(
             "{\"source\":\"phone.app\",\"start\":1700000000,\"end\":1700000600,\"steps\":800,\"distance_m\":600.5,\"user_entered\":true}"))
-        #expect(p == SamplesAddParams(source: "phone.app", start: 1_700_000_000, end: 1_700_000_600, steps: 800, distanceMeters: 600.5, userEntered: true))
+        #expect(p == SamplesAddParams(SampleInput(source: "app:phone.app", start: 1_700_000_000, end: 1_700_000_600, steps: 800,
+                                                  distanceMeters: 600.5, userEntered: true)))
         #expect(try SamplesAddParams(json: p.json) == p)
         expectInvalid(-32004, "reserved") { () throws(RPCError) in
-            _ = try SamplesAddParams(json: try? params("{\"source\":\"stepd\",\"start\":1,\"end\":2,\"steps\":1}"))
+            _ = try SamplesAddParams(json: try? params("{\"source\":\"detector:x\",\"start\":1,\"end\":2,\"steps\":1}"))
         }
-        expectInvalid(-32602, "may only contain") { () throws(RPCError) in
+        expectInvalid(-32602, "source name kind:id") { () throws(RPCError) in
             _ = try SamplesAddParams(json: try? params("{\"source\":\"a b\",\"start\":1,\"end\":2,\"steps\":1}"))
         }
         expectInvalid(-32602, "\"steps\" must be between 0 and 200000") { () throws(RPCError) in
             _ = try SamplesAddParams(json: try? params("{\"source\":\"a\",\"start\":1,\"end\":2,\"steps\":-4}"))
         }
-        expectInvalid(-32004, "12.5 steps/s") { () throws(RPCError) in
-            _ = try SamplesAddParams(json: try? params("{\"source\":\"a\",\"start\":1,\"end\":2,\"steps\":100}"))
+        // Issue 12, defect 7: the parameter check allowed 12.5 steps/s while the ledger refused
+        // more than 5; now both read SampleLimits.
+        expectInvalid(-32004, "5 steps/s") { () throws(RPCError) in
+            _ = try SamplesAddParams(json: try? params("{\"source\":\"a\",\"start\":1,\"end\":11,\"steps\":60}"))
+        }
+        #expect(try SamplesAddParams(json: params("{\"source\":\"a\",\"start\":1,\"end\":11,\"steps\":50}")).samples.count == 1)
+        expectInvalid(-32004, "86400 s") { () throws(RPCError) in
+            _ = try SamplesAddParams(json: try? params("{\"source\":\"a\",\"start\":1,\"end\":90000,\"steps\":5}"))
         }
         expectInvalid(-32602, "needs \"steps\"") { () throws(RPCError) in
             _ = try SamplesAddParams(json: try? params("{\"source\":\"a\",\"start\":1,\"end\":2}"))
@@ -182,6 +189,43 @@ private func expectInvalid(_ code: Int, _ containing: String, _ body: () throws(
         }
         expectInvalid(-32602, "must not be empty") { () throws(RPCError) in
             _ = try SamplesDeleteParams(json: try? params("{\"source\":\"phone\",\"ids\":[]}"))
+        }
+    }
+
+    /// Issue 12: the `kind:id` form the ledger ranks and exports by was refused by the check.
+    @Test func sourceNamesHaveOneForm() throws {
+        let p = try SamplesDeleteParams(json: params("{\"source\":\"device:watch-1\",\"ids\":[\"3\"]}"))
+        #expect(p.source == "device:watch-1")
+        #expect(try SamplesDeleteParams(json: params("{\"source\":\"phone\",\"ids\":[\"3\"]}")).source == "app:phone")
+        let q = try StepsQueryParams(json: params("{\"today\":true,\"sources\":[\"app:phone\",\"manual:alice\"],\"include_user_entered\":false}"))
+        #expect(q.selection == SampleSelection(sources: ["app:phone", "manual:alice"], includeUserEntered: false))
+        #expect(try StepsQueryParams(json: q.json) == q)
+        #expect(try StepsStatisticsParams(json: params("{\"today\":true}")).selection.includeUserEntered)
+        #expect(try SourcesPriorityParams(json: params("{\"order\":[\"device:watch\",\"phone\"]}")).order == ["device:watch", "app:phone"])
+    }
+
+    /// Issue 12, defect 7: the offset form the zone error suggests ("+02:00") was refused.
+    @Test func offsetTimeZonesAreAccepted() throws {
+        #expect(try StepsQueryParams(json: params("{\"today\":true,\"time_zone\":\"+02:00\"}")).timeZone == "+02:00")
+    }
+
+    /// Issue 12, defect 7: with an anchor the buckets are counted from it, so a range of exactly
+    /// 10,000 minutes misaligned by 30 s (10,001 buckets) is refused instead of answered.
+    @Test func bucketCapCountsFromTheAnchor() throws {
+        expectInvalid(-32004, "10001 buckets") { () throws(RPCError) in
+            _ = try StepsCollectionParams(json: try? params("{\"start\":1700000000,\"end\":1700600000,\"anchor\":1699999970,\"interval\":{\"minutes\":1}}"))
+        }
+        _ = try StepsCollectionParams(json: params("{\"start\":1700000000,\"end\":1700600000,\"anchor\":1699999940,\"interval\":{\"minutes\":1}}"))
+    }
+
+    @Test func severalSamplesAreOneCall() throws {
+        let p = try SamplesAddParams(json: params(
+            "{\"samples\":[{\"source\":\"app:phone\",\"start\":10,\"end\":20,\"steps\":5,\"sync_identifier\":\"w-1\",\"sync_version\":2},{\"source\":\"app:phone\",\"start\":30,\"end\":40,\"steps\":6}]}"))
+        #expect(p.samples.count == 2)
+        #expect(p.samples[0].syncIdentifier == "w-1" && p.samples[0].syncVersion == 2)
+        #expect(try SamplesAddParams(json: p.json) == p)
+        expectInvalid(-32004, "samples[1]") { () throws(RPCError) in
+            _ = try SamplesAddParams(json: try? params("{\"samples\":[{\"source\":\"a\",\"start\":1,\"end\":2,\"steps\":1},{\"source\":\"a\",\"start\":5,\"end\":2,\"steps\":1}]}"))
         }
     }
 

@@ -18,7 +18,7 @@ struct FakeGroups: GroupMembershipLookup {
 
     @Test func writeMethods() {
         let writes = RPCMethod.allCases.filter(\.changesState)
-        #expect(Set(writes.map(\.rawValue)) == ["samples.add", "samples.delete", "ledger.ack", "recording.start", "recording.stop"])
+        #expect(Set(writes.map(\.rawValue)) == ["samples.add", "samples.delete", "sources.priority", "ledger.ack", "recording.start", "recording.stop"])
         for method in writes {
             #expect(policy.decide(method, peer: RPCPeer(pid: 1, uid: 0, gid: 0)) == .allowed, "root")
             #expect(policy.decide(method, peer: RPCPeer(pid: 1, uid: 990, gid: 990)) == .allowed, "agent user")

@@ -10,7 +10,7 @@ import Testing
         defer { harness.stop() }
         let client = try UnixSocketClient(path: harness.path)
         let status = try client.call(.status)
-        #expect(status["protocol_version"] == 1)
+        #expect(status["protocol_version"] == .int(stepdProtocolVersion))
         #expect(status.value(atPath: "sensor.model") == "mpu6050")
         #expect(status.value(atPath: "sensor.samples") == 400)
         #expect(status["clients"] == 1)
@@ -52,7 +52,7 @@ import Testing
         try client.sendRaw(Array((String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "\n").utf8))
         let deep = try #require(try client.readMessage())
         #expect(deep.value(atPath: "error.message")?.stringValue?.contains("nesting") == true)
-        #expect(try client.call(.status)["protocol_version"] == 1)
+        #expect(try client.call(.status)["protocol_version"] == .int(stepdProtocolVersion))
     }
 
     @Test func batchesAndNotifications() throws {
@@ -75,7 +75,7 @@ import Testing
         defer { harness.stop() }
         let client = try UnixSocketClient(path: harness.path)
         let result = try client.call(.samplesAdd, ["source": "phone", "start": 1_700_000_000, "end": 1_700_000_060, "steps": 90])
-        #expect(result["id"] == "s1")
+        #expect(try SamplesAddResult(json: result).samples == [AddedSample(id: "s1", status: .added)])
         #expect(harness.onLoop { _, service in service.added.count } == 1)
     }
 
@@ -151,6 +151,54 @@ import Testing
         #expect(delivered > 0 && delivered < 20_000)
     }
 
+    /// Issue 12, defect 1: an answer over the queue limit closed the connection with no answer
+    /// (the answer itself counted as a slow reader). Now it is a -32003 error saying what to lower.
+    @Test func tooLargeAnswerIsAnErrorNamingWhatToLower() throws {
+        let harness = try ServerHarness()
+        defer { harness.stop() }
+        let client = try UnixSocketClient(path: harness.path)
+        guard let error = rpcError({ _ = try client.call(.ledgerExport, ["limit": 8000]) }) else {
+            Issue.record("no error for a 1.5 MB answer")
+            return
+        }
+        #expect(error.code == RPCError.limitExceededCode)
+        #expect(error.message.contains("lower \"limit\""))
+        // The connection stays usable.
+        #expect(try client.call(.activityCurrent)["type"] == "walking")
+        // A batch whose answers together are too large: the member that would overflow says so.
+        try client.sendRaw(Array("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ledger.export\",\"params\":{\"limit\":4000}},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ledger.export\",\"params\":{\"limit\":4000}}]\n".utf8))
+        guard let reply = try client.readMessage(timeout: 10)?.arrayValue else {
+            Issue.record("no batch answer")
+            return
+        }
+        #expect(reply.count == 2)
+        #expect(reply[0]["result"] != nil)
+        #expect(reply[1].value(atPath: "error.code") == .int(RPCError.limitExceededCode))
+    }
+
+    /// Issue 12, defect 1: a client that sends several requests at once and then reads was
+    /// dropped as a slow reader once their answers together passed 1 MiB.
+    @Test func pipelinedLargeAnswersAreAllDelivered() throws {
+        let harness = try ServerHarness()
+        defer { harness.stop() }
+        let client = try UnixSocketClient(path: harness.path)
+        var burst: [UInt8] = []
+        for id in 1...4 {
+            burst += Array("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"ledger.export\",\"params\":{\"limit\":4500}}\n".utf8)
+        }
+        try client.sendRaw(burst)
+        Thread.sleep(forTimeInterval: 0.5)  // the agent answers while this client is not reading
+        for id in 1...4 {
+            guard let answer = try client.readMessage(timeout: 10) else {
+                Issue.record("answer \(id) missing")
+                return
+            }
+            #expect(answer["id"] == .int(id))
+            #expect(try LedgerExportResult(json: answer["result"] ?? .null).records.count == 4500)
+        }
+        #expect(!harness.log.lines.withLock { $0.contains { $0.contains("slow reader") } })
+    }
+
     @Test func oversizedLineIsRefused() throws {
         let harness = try ServerHarness(options: { UnixSocketServerOptions(path: $0, maxLineBytes: 1024) })
         defer { harness.stop() }
@@ -161,7 +209,7 @@ import Testing
         #expect(error.value(atPath: "error.message")?.stringValue?.contains("1024") == true)
         #expect(throws: ClientError.closed) { try client.readLine(timeout: 2) }
         let other = try UnixSocketClient(path: harness.path)
-        #expect(try other.call(.status)["protocol_version"] == 1)
+        #expect(try other.call(.status)["protocol_version"] == .int(stepdProtocolVersion))
     }
 
     @Test func abruptDisconnectsAndHalfLines() throws {

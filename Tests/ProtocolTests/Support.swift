@@ -37,7 +37,7 @@ final class FakeService: StepdService {
 
     func stepsCollection(_ params: StepsCollectionParams) throws(RPCError) -> StepsCollectionResult {
         if params.timeZone == "Mars/Olympus" { throw .validationFailed("unknown time zone \"Mars/Olympus\"") }
-        return StepsCollectionResult(timeZone: params.timeZone ?? "UTC", interval: params.interval,
+        return StepsCollectionResult(timeZone: params.timeZone ?? "UTC", interval: params.interval, anchor: 0,
                                      buckets: [CollectionBucket(start: 0, end: 3600, steps: 5, distanceMeters: 3.5)])
     }
 
@@ -47,15 +47,31 @@ final class FakeService: StepdService {
 
     func samplesAdd(_ params: SamplesAddParams, caller: RPCCaller) throws(RPCError) -> SamplesAddResult {
         added.append(params)
-        return SamplesAddResult(id: "s\(added.count)")
+        return SamplesAddResult(samples: [AddedSample(id: "s\(added.count)", status: .added)])
     }
 
     func samplesDelete(_ params: SamplesDeleteParams, caller: RPCCaller) throws(RPCError) -> SamplesDeleteResult {
         SamplesDeleteResult(deleted: 0, notFound: params.ids)
     }
 
+    func samplesList(_ params: SamplesListParams) throws(RPCError) -> SamplesListResult {
+        SamplesListResult(samples: [], more: false, nextStart: nil)
+    }
+    func sourcesList() throws(RPCError) -> SourcesResult { SourcesResult(order: [], ranked: []) }
+    func sourcesPriority(_ params: SourcesPriorityParams, caller: RPCCaller) throws(RPCError) -> SourcesResult {
+        SourcesResult(order: params.order, ranked: params.order)
+    }
+    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) { (0, 0) }
+    /// `limit` records of about 190 bytes each (unpaged, to test the server's answer limits).
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult {
-        LedgerExportResult(records: [], nextAnchor: params.anchor, more: false)
+        var records: [ExportedRecord] = []
+        for offset in 0..<Int64(params.limit) {
+            let anchor: Int64 = params.anchor + offset + 1
+            let start: Double = 1_700_000_000.125 + Double(offset)
+            records.append(ExportedRecord(anchor: anchor, id: String(anchor), source: "detector:this-device", start: start,
+                                          end: start + 60.5, steps: 96, distanceMeters: 70.4, userEntered: false, utcOffset: 3600))
+        }
+        return LedgerExportResult(records: records, nextAnchor: params.anchor + Int64(params.limit), more: false)
     }
 
     func ledgerAck(_ params: LedgerAckParams, caller: RPCCaller) throws(RPCError) -> LedgerAckResult {

@@ -46,7 +46,7 @@ public struct AgentOptions: Sendable, Equatable {
     public static let summary = """
         Runs the step and motion agent: samples the accelerometer, counts steps, classifies activity, \
         keeps the step ledger and answers clients on a Unix socket. With no --board or --simulate it \
-        runs the built-in simulated board (an emulated MPU-6050 replaying a shipped walking recording).
+        uses /etc/stepd/board.toml, and refuses to start when that file does not exist.
         """
 
     /// Every flag, in the order `--help` and the manual list them. Adding a flag is one entry here.
@@ -54,7 +54,10 @@ public struct AgentOptions: Sendable, Equatable {
         .option("--board", "FILE", "Board file (see /usr/share/stepd/boards); selects bus, chip, range, axis remap.") {
             $0.boardPath = $1.text
         },
-        .option("--simulate", "RECORDING", "Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip).") {
+        .option("--simulate", "RECORDING", """
+            Simulated board replaying RECORDING (t,x,y,z CSV, plain or gzip); "builtin" replays the \
+            shipped walking recording (an emulated MPU-6050 unless --chip says otherwise).
+            """) {
             $0.simulateRecording = $1.text
         },
         .option("--chip", "mpu6050|lis3dh", "Chip emulated by --simulate (default mpu6050).") {

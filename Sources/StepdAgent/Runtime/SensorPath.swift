@@ -27,6 +27,11 @@ struct SensorPlan {
         return note
     }
 
+    var isSimulated: Bool {
+        if case .simulated = source { return true }
+        return false
+    }
+
     func describeSource() -> String {
         let chip = settings.chip?.rawValue ?? "mpu6050 or lis3dh (probed)"
         let address = settings.address.map { " at 0x" + String($0, radix: 16) } ?? ""
