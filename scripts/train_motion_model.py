@@ -41,7 +41,7 @@ DIGEST_SOURCES = ['Sources/MotionCore/WindowFeatures.swift', 'Sources/MotionCore
 CLASSES = ['stationary', 'walking', 'running', 'cycling', 'automotive', 'unknown']
 LABELS = {'stationary': 'stationary', 'walking': 'walking', 'running': 'running', 'cycling': 'cycling',
           'automotive': 'automotive', 'mixed': 'unknown'}
-ROUNDS, DEPTH, RATE = 60, 3, 0.15
+ROUNDS, DEPTH, RATE = 40, 2, 0.25
 SEED = 20261123
 
 

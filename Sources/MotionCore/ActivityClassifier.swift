@@ -5,7 +5,7 @@ import StepdModel
 ///
 /// The window probabilities are smoothed (half of each new window, half of the past), and the
 /// state moves to the most probable class once it has led for a few windows: 2 for walking and
-/// running (bouts are short), 3 for stationary, 4 for other movement, 6 for cycling and 10 for
+/// running (bouts are short), 3 for stationary, 4 for other movement, 6 for cycling and 30 for
 /// automotive (a car is a long state; a few vehicle-like seconds at a desk are not a drive).
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights) and other
 /// movement needs 30 windows. Confidence: the smoothed probability of the state's class,
@@ -82,7 +82,7 @@ struct ActivityClassifier: Sendable {
         case .walking, .running: needed = 2
         case .stationary: needed = 3
         case .cycling: needed = 6
-        case .automotive: needed = 10
+        case .automotive: needed = 30
         case .unknown: needed = 4
         }
         guard streakWindows >= needed else { return nil }

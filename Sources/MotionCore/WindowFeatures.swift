@@ -19,7 +19,7 @@ struct WindowFeatures: Sendable {
     static let stepLags = 7...19
     static let strideLags = 19...50
     /// Goertzel frequencies for the dominant frequency: 0.6-4.0 Hz in 0.2 Hz steps.
-    static let frequencyCount = 18
+    static let frequencyCount = 18  // a multiple of 3 (three per pass)
     static func frequency(_ k: Int) -> Double { 0.6 + 0.2 * Double(k) }
 
     static let names: [String] = [
@@ -203,22 +203,34 @@ struct WindowFeatures: Sendable {
 
         // Dominant frequency of |a| (Goertzel over 0.6-4 Hz).
         var bestPower = 0.0, bestFrequency = 0.0, powerSum = 0.0
-        for f in 0..<Self.frequencyCount {
-            let c = goertzelCoefficients[f]
-            var s1 = 0.0, s2 = 0.0
+        // Three frequencies per pass: the recurrences are independent, so they run side by side.
+        var f = 0
+        while f < Self.frequencyCount {
+            let c0 = goertzelCoefficients[f], c1 = goertzelCoefficients[f + 1], c2 = goertzelCoefficients[f + 2]
+            var a1 = 0.0, a2 = 0.0, b1 = 0.0, b2 = 0.0, d1 = 0.0, d2 = 0.0
             scratch.withUnsafeBufferPointer { x in
                 for k in 0..<n {
-                    let s0 = x[k] + c * s1 - s2
-                    s2 = s1
-                    s1 = s0
+                    let v = x[k]
+                    let a0 = v + c0 * a1 - a2, b0 = v + c1 * b1 - b2, d0 = v + c2 * d1 - d2
+                    a2 = a1
+                    a1 = a0
+                    b2 = b1
+                    b1 = b0
+                    d2 = d1
+                    d1 = d0
                 }
             }
-            let power = s1 * s1 + s2 * s2 - c * s1 * s2
-            powerSum += power
-            if power > bestPower {
-                bestPower = power
-                bestFrequency = Self.frequency(f)
+            func consider(_ power: Double, _ index: Int) {
+                powerSum += power
+                if power > bestPower {
+                    bestPower = power
+                    bestFrequency = Self.frequency(index)
+                }
             }
+            consider(a1 * a1 + a2 * a2 - c0 * a1 * a2, f)
+            consider(b1 * b1 + b2 * b2 - c1 * b1 * b2, f + 1)
+            consider(d1 * d1 + d2 * d2 - c2 * d1 * d2, f + 2)
+            f += 3
         }
         let dominantShare = powerSum > 1e-12 ? bestPower / powerSum : 0
         // Power of a sinusoid at a bin: (N A / 2)^2 with variance A^2 / 2.

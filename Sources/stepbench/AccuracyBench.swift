@@ -24,6 +24,9 @@ struct AccuracyBenchCommand: ParsableCommand {
     @Flag(help: "Only print the totals, not one row per file.")
     var quiet = false
 
+    @Flag(inversion: .prefixedNo, help: "Also measure bouts, tempo and holes on segments of the walking files.")
+    var gait = true
+
     struct Entry {
         var name: String
         /// nil: the manifest has no step count (activity clips).
@@ -47,6 +50,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     func run() throws {
         let entries = try loadManifest()
         var results: [FileResult] = []
+        var walks: [GaitBench.Walk] = []
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
         let configuration = MotionConfiguration(userHeight: height)
@@ -66,6 +70,9 @@ struct AccuracyBenchCommand: ParsableCommand {
             let engineStart = monotonicNow()
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
             engineSeconds += monotonicNow() - engineStart
+            if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
+                walks.append(GaitBench.Walk(samples: samples, truth: truth, steps: analysis.stepTimes))
+            }
 
             let classicStart = monotonicNow()
             var classic = ClassicPedometer()
@@ -106,6 +113,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         row("throughput M samples/s (1 core)", fixedDecimal(Double(totalSamples) / engineSeconds / 1e6, 1),
             fixedDecimal(Double(totalSamples) / classicSeconds / 1e6, 1))
         printActivityTable(results)
+        GaitBench.printTable(walks)
         print("")
         print("\(results.count) files, \(totalSamples) samples, loaded in \(fixedDecimal(loadSeconds, 2)) s; mixed files are excluded from activity agreement")
 
