@@ -214,7 +214,8 @@ def augment(datasets, directory, rng):
                 t, xyz = t[:n:k], xyz[:n].reshape(-1, k, 3).mean(axis=1)
             variants = [('aug', 1.0)]
             if label == 'walking':
-                variants += [('slow', 1.25), ('fast', 0.8)]
+                # Slowed and sped up: from a brisk walk towards ~70 steps/min and a slow one towards ~170.
+                variants += [('slow', float(rng.uniform(1.15, 1.5))), ('fast', float(rng.uniform(0.62, 0.85)))]
             for tag, scale in variants:
                 nt, nxyz = degrade(rng, t * scale, xyz.copy(), magnitude_only)
                 path = os.path.join(directory, f'{tag}-{name}')

@@ -19,7 +19,7 @@ struct WindowFeatures: Sendable {
     static let stepLags = 7...19
     static let strideLags = 19...50
     /// Goertzel frequencies for the dominant frequency: 0.6-4.0 Hz in 0.2 Hz steps.
-    static let frequencyCount = 18  // a multiple of 3 (three per pass)
+    static let frequencyCount = 18  // a multiple of 6 (six per pass)
     static func frequency(_ k: Int) -> Double { 0.6 + 0.2 * Double(k) }
 
     static let names: [String] = [
@@ -138,9 +138,22 @@ struct WindowFeatures: Sendable {
         let n = Self.windowLength
         guard energy > 1e-12, lag < n else { return 0 }
         let sum = signal.withUnsafeBufferPointer { s -> Double in
-            var sum = 0.0
-            for k in 0..<(n - lag) { sum += s[k] * s[k + lag] }
-            return sum
+            // Four partial sums: independent additions instead of one long dependency chain.
+            let count = n - lag
+            var a = 0.0, b = 0.0, c = 0.0, d = 0.0
+            var k = 0
+            while k + 4 <= count {
+                a += s[k] * s[k + lag]
+                b += s[k + 1] * s[k + 1 + lag]
+                c += s[k + 2] * s[k + 2 + lag]
+                d += s[k + 3] * s[k + 3 + lag]
+                k += 4
+            }
+            while k < count {
+                a += s[k] * s[k + lag]
+                k += 1
+            }
+            return (a + b) + (c + d)
         }
         // Unbiased: scaled by the overlap so long lags are not penalised.
         return sum / energy * Double(n) / Double(n - lag)
@@ -203,34 +216,36 @@ struct WindowFeatures: Sendable {
 
         // Dominant frequency of |a| (Goertzel over 0.6-4 Hz).
         var bestPower = 0.0, bestFrequency = 0.0, powerSum = 0.0
-        // Three frequencies per pass: the recurrences are independent, so they run side by side.
+        // Six frequencies per pass: the recurrences are independent, so they run side by side.
         var f = 0
         while f < Self.frequencyCount {
-            let c0 = goertzelCoefficients[f], c1 = goertzelCoefficients[f + 1], c2 = goertzelCoefficients[f + 2]
-            var a1 = 0.0, a2 = 0.0, b1 = 0.0, b2 = 0.0, d1 = 0.0, d2 = 0.0
+            var c = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            goertzelCoefficients.withUnsafeBufferPointer { g in c = (g[f], g[f + 1], g[f + 2], g[f + 3], g[f + 4], g[f + 5]) }
+            var s1 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), s2 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
             scratch.withUnsafeBufferPointer { x in
                 for k in 0..<n {
                     let v = x[k]
-                    let a0 = v + c0 * a1 - a2, b0 = v + c1 * b1 - b2, d0 = v + c2 * d1 - d2
-                    a2 = a1
-                    a1 = a0
-                    b2 = b1
-                    b1 = b0
-                    d2 = d1
-                    d1 = d0
+                    let s0 = (v + c.0 * s1.0 - s2.0, v + c.1 * s1.1 - s2.1, v + c.2 * s1.2 - s2.2,
+                              v + c.3 * s1.3 - s2.3, v + c.4 * s1.4 - s2.4, v + c.5 * s1.5 - s2.5)
+                    s2 = s1
+                    s1 = s0
                 }
             }
-            func consider(_ power: Double, _ index: Int) {
+            func consider(_ a: Double, _ b: Double, _ coefficient: Double, _ index: Int) {
+                let power = a * a + b * b - coefficient * a * b
                 powerSum += power
                 if power > bestPower {
                     bestPower = power
                     bestFrequency = Self.frequency(index)
                 }
             }
-            consider(a1 * a1 + a2 * a2 - c0 * a1 * a2, f)
-            consider(b1 * b1 + b2 * b2 - c1 * b1 * b2, f + 1)
-            consider(d1 * d1 + d2 * d2 - c2 * d1 * d2, f + 2)
-            f += 3
+            consider(s1.0, s2.0, c.0, f)
+            consider(s1.1, s2.1, c.1, f + 1)
+            consider(s1.2, s2.2, c.2, f + 2)
+            consider(s1.3, s2.3, c.3, f + 3)
+            consider(s1.4, s2.4, c.4, f + 4)
+            consider(s1.5, s2.5, c.5, f + 5)
+            f += 6
         }
         let dominantShare = powerSum > 1e-12 ? bestPower / powerSum : 0
         // Power of a sinusoid at a bin: (N A / 2)^2 with variance A^2 / 2.
