@@ -71,7 +71,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
             engineSeconds += monotonicNow() - engineStart
             if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
-                walks.append(GaitBench.Walk(samples: samples, truth: truth, steps: analysis.stepTimes))
+                walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes))
             }
 
             let classicStart = monotonicNow()
@@ -113,7 +113,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         row("throughput M samples/s (1 core)", fixedDecimal(Double(totalSamples) / engineSeconds / 1e6, 1),
             fixedDecimal(Double(totalSamples) / classicSeconds / 1e6, 1))
         printActivityTable(results)
-        GaitBench.printTable(walks)
+        GaitBench.printTable(walks, details: !quiet)
         print("")
         print("\(results.count) files, \(totalSamples) samples, loaded in \(fixedDecimal(loadSeconds, 2)) s; mixed files are excluded from activity agreement")
 

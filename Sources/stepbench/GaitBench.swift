@@ -7,11 +7,13 @@ import StepdModel
 /// against the truth above), so a segment's expected count is known:
 /// - bouts: 10 and 20 consecutive steps cut out of a walk (from half a step before the first to
 ///   half a step after the last), with 15 s of a still device before and after;
-/// - tempo: each walk time-scaled to ~80 and ~150 steps/min, scored against its true count;
+/// - tempo: each walk time-scaled to ~80 and ~150 steps/min (its cadence: the true count over the
+///   span of its steps), scored against its true count;
 /// - holes: 2 s of samples removed in the middle of a walk (a sensor hole: the engine restarts
 ///   its filters after 1 s without data): steps lost beyond the steps inside the hole.
 struct GaitBench {
     struct Walk {
+        var name: String
         var samples: [AccelSample]
         var truth: Int
         var steps: [Double]
@@ -63,19 +65,25 @@ struct GaitBench {
     }
 
     /// MAPE of the walks time-scaled to `target` steps/min (from their own median step interval).
-    static func tempo(_ walks: [Walk], target: Double) -> (mape: Double, worst: Double, files: Int) {
+    static func tempo(_ walks: [Walk], target: Double, details: Bool) -> (mape: Double, worst: Double, worstName: String, files: Int) {
         var errors: [Double] = []
+        var worstName = ""
         for walk in walks where walk.steps.count >= 20 && walk.truth > 0 {
-            var intervals = zip(walk.steps.dropFirst(), walk.steps).map { $0 - $1 }
-            intervals.sort()
-            let cadence = 60 / intervals[intervals.count / 2]
+            // The walk's own cadence: its true count over the time the engine saw it walking.
+            guard let first = walk.steps.first, let last = walk.steps.last, last > first else { continue }
+            let cadence = 60 * Double(walk.truth) / (last - first)
             let scale = cadence / target
             let scaled = walk.samples.map { AccelSample(t: $0.t * scale, x: $0.x, y: $0.y, z: $0.z) }
             let n = RecordingAnalysis.run(scaled).steps
-            errors.append(abs(Double(n - walk.truth)) / Double(walk.truth))
+            let error = abs(Double(n - walk.truth)) / Double(walk.truth)
+            if details && error > 0.1 {
+                print("  at ~\(Int(target))/min: \(walk.name) (x\(fixedDecimal(scale, 2))) \(n) of \(walk.truth)")
+            }
+            if error > (errors.max() ?? -1) { worstName = walk.name }
+            errors.append(error)
         }
-        guard !errors.isEmpty else { return (0, 0, 0) }
-        return (100 * errors.reduce(0, +) / Double(errors.count), 100 * (errors.max() ?? 0), errors.count)
+        guard !errors.isEmpty else { return (0, 0, "", 0) }
+        return (100 * errors.reduce(0, +) / Double(errors.count), 100 * (errors.max() ?? 0), worstName, errors.count)
     }
 
     /// Steps lost beyond those inside a 2 s hole in the middle of each walk (mean per hole).
@@ -94,7 +102,7 @@ struct GaitBench {
         return (holes == 0 ? 0 : Double(extra) / Double(holes), holes)
     }
 
-    static func printTable(_ walks: [Walk]) {
+    static func printTable(_ walks: [Walk], details: Bool) {
         guard !walks.isEmpty else { return }
         print("")
         print("bouts, tempo and holes from segments of the walking files (see GaitBench.swift)")
@@ -104,9 +112,9 @@ struct GaitBench {
                 + "(\(b.bouts) bouts, \(b.over) steps over)")
         }
         for target in [80.0, 150.0] {
-            let t = tempo(walks, target: target)
+            let t = tempo(walks, target: target, details: details)
             print(column("walks at ~\(Int(target)) steps/min: MAPE %", 40) + column(fixedDecimal(t.mape, 2), 8)
-                + "(worst \(fixedDecimal(t.worst, 1)) %, \(t.files) files)")
+                + "(worst \(fixedDecimal(t.worst, 1)) % \(t.worstName), \(t.files) files)")
         }
         let h = holes(walks)
         print(column("2 s hole: steps lost beyond those inside", 40) + column(fixedDecimal(h.extraLoss, 2), 8) + "(\(h.holes) holes)")
