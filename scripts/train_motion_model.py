@@ -21,7 +21,9 @@ One command, one implementation: the feature vectors are the ones the Swift engi
    features, one on the |a| features alone (magnitude-only input), and reports
    leave-one-person-out and leave-one-source-out folds (Oxford, Bangle, rieck, ST): for each
    fold both models are fitted without the held-out group (and without its augmented copies)
-   and scored on its real windows.
+   and scored on its real windows; the fold's model is also written as JSON and the Swift engine
+   (`stepbench accuracy --model`) counts the steps of the held-out recordings with it, scored as
+   ../shared/tools/score_steps.py scores.
 5. Writes the generated Swift file with a digest of the sources it depends on; `--check`
    recomputes the digest (no training) and fails when the file is stale.
 """
@@ -371,6 +373,51 @@ enum MotionModelParameters {{
         f.write(text)
 
 
+def fold_steps(stepbench, pair, mcount, count, datasets, held_names):
+    """Step counts of the held-out recordings by the Swift engine with the fold's model."""
+    import tempfile
+    model = {'classes': CLASSES, 'full': export(pair[0], count), 'magnitude_only': export(pair[1], mcount)}
+    for part in model.values():
+        if isinstance(part, dict):
+            part['learning_rate'] = part.pop('rate')
+    counts = {}
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, '.build')) as work:
+        path = os.path.join(work, 'model.json')
+        with open(path, 'w') as f:
+            json.dump(model, f)
+        for data_dir, manifest in datasets:
+            chosen = {n: e for n, e in manifest.items() if n in held_names and e.get('steps') is not None}
+            if not chosen:
+                continue
+            folder = os.path.join(work, os.path.basename(os.path.normpath(data_dir)))
+            os.makedirs(folder)
+            for n in chosen:
+                os.symlink(os.path.abspath(os.path.join(data_dir, n)), os.path.join(folder, n))
+            with open(os.path.join(folder, 'manifest.json'), 'w') as f:
+                json.dump(chosen, f)
+            csv = os.path.join(work, 'counts.csv')
+            subprocess.run([stepbench, 'accuracy', folder, '--model', path, '--quiet', '--no-gait', '--csv', csv],
+                           check=True, capture_output=True)
+            for line in open(csv).read().splitlines()[1:]:
+                name, _, estimate = line.split(',')
+                counts[(data_dir, name)] = int(estimate)
+    return counts
+
+
+def score_folds(fold_name, counts, datasets):
+    """The held-out step counts of all folds, scored as ../shared/tools/score_steps.py scores."""
+    sys.path.insert(0, os.path.join(ROOT, '../shared/tools'))
+    try:
+        import score_steps
+    except ImportError:
+        print('  (../shared/tools/score_steps.py not found: step counts not scored)')
+        return
+    for data_dir, _ in datasets:
+        rows = {name: n for (d, name), n in counts.items() if d == data_dir}
+        if rows:
+            print(f'  steps, {fold_name}, {os.path.basename(os.path.normpath(data_dir))}: {json.dumps(score_steps.score(data_dir, rows))}')
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -393,11 +440,14 @@ def main():
             i += 1
     if not data_dirs:
         data_dirs = [os.path.join(ROOT, '../shared/data/recordings'), os.path.join(ROOT, '../shared/data/activity')]
+    bin_path = subprocess.run(['swift', 'build', '-c', 'release', '--show-bin-path'], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
     if stepctl is None:
         subprocess.run(['swift', 'build', '-c', 'release', '--product', 'stepctl'], cwd=ROOT, check=True)
-        bin_path = subprocess.run(['swift', 'build', '-c', 'release', '--show-bin-path'], cwd=ROOT, check=True,
-                                  capture_output=True, text=True).stdout.strip()
         stepctl = os.path.join(bin_path, 'stepctl')
+    stepbench = os.path.join(bin_path, 'stepbench')
+    if cv:
+        subprocess.run(['swift', 'build', '-c', 'release', '--product', 'stepbench'], cwd=ROOT, check=True)
     datasets = []
     for d in data_dirs:
         path = os.path.join(d, 'manifest.json')
@@ -488,6 +538,7 @@ def main():
     if cv:
         for fold_name, groups in [('leave one person out', person), ('leave one source out', source)]:
             truth_all, pred_all = [], []
+            counts = {}
             print(f'\n== {fold_name}', flush=True)
             for g in sorted(set(groups[~augmented_flag])):
                 if g == 'synthetic':
@@ -496,9 +547,12 @@ def main():
                 pair = fit_pair(~held)
                 test = held & ~augmented_flag
                 p = predict_pair(pair, test).argmax(axis=1)
+                steps = fold_steps(stepbench, pair, mcount, len(names), datasets, {n for n, gg in zip(origin, groups) if gg == g})
+                counts.update(steps)
                 print(f'  fold {g:<14} {test.sum():6d} windows, right {100 * np.mean(p == y[test]):5.1f} %', flush=True)
                 truth_all.append(y[test]); pred_all.append(p)
             report(f'{fold_name} (all folds, real windows)', np.concatenate(truth_all), np.concatenate(pred_all))
+            score_folds(fold_name, counts, datasets)
 
     pair = fit_pair(np.ones(len(y), dtype=bool))
     real_mask = ~augmented_flag

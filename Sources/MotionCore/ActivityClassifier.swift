@@ -21,8 +21,10 @@ struct ActivityClassifier: Sendable {
     private var stillInVehicleSince: Double?
     private let walkingIndex: Int
     private let runningIndex: Int
+    private let model: MotionModel
 
-    init(start: Double) {
+    init(start: Double, model: MotionModel) {
+        self.model = model
         probabilities = [Double](repeating: 0, count: MotionModel.classCount)
         smoothed = [Double](repeating: 1 / Double(MotionModel.classCount), count: MotionModel.classCount)
         state = ActivityState(kind: .unknown, confidence: .low, start: start)
@@ -38,7 +40,7 @@ struct ActivityClassifier: Sendable {
 
     /// Feeds one window; returns the new state when it changed.
     mutating func feed(_ features: WindowFeatures, gait: StepGate) -> ActivityState? {
-        MotionModel.probabilities(features, into: &probabilities)
+        model.probabilities(features, into: &probabilities)
         for k in 0..<probabilities.count {
             smoothed[k] = fresh ? probabilities[k] : 0.5 * smoothed[k] + 0.5 * probabilities[k]
         }

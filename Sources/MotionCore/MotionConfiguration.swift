@@ -4,10 +4,13 @@ public struct MotionConfiguration: Sendable, Equatable {
     /// The wearer's height in metres; nil uses `StrideModel.defaultHeight`.
     public var userHeight: Double?
     public var detector: DetectorParameters
+    /// The activity classifier: the generated one, or a fold model for cross-validation.
+    public var model: MotionModel
 
-    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted) {
+    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted, model: MotionModel = .generated) {
         self.userHeight = userHeight
         self.detector = detector
+        self.model = model
     }
 }
 

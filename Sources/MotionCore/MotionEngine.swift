@@ -46,7 +46,7 @@ public struct MotionEngine: Sendable {
     private var filter: GaitFilter
     private var peaks = PeakPicker()
     private var gate: StepGate
-    private var classifier = ActivityClassifier(start: 0)
+    private var classifier: ActivityClassifier
     private var started = false
     private var features = WindowFeatures()
     /// Only for `stepctl features`: every window's vector is kept here when set.
@@ -70,6 +70,7 @@ public struct MotionEngine: Sendable {
         strideModel = StrideModel(height: configuration.userHeight)
         filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
+        classifier = ActivityClassifier(start: 0, model: configuration.model)
         credited.reserveCapacity(64)
     }
 
@@ -93,7 +94,7 @@ public struct MotionEngine: Sendable {
               let b = timeBin(t, rate: Self.internalRate) else { return nil }
         // Created with the first sample: the first activity segment starts there.
         if !started {
-            classifier = ActivityClassifier(start: t)
+            classifier = ActivityClassifier(start: t, model: configuration.model)
             started = true
         }
         if b == bin {

@@ -21,6 +21,9 @@ struct AccuracyBenchCommand: ParsableCommand {
     @Option(help: "User height in metres for the stride model.")
     var height: Double?
 
+    @Option(help: "A fold model (JSON, written by scripts/train_motion_model.py) instead of the generated classifier.")
+    var model: String?
+
     @Flag(help: "Only print the totals, not one row per file.")
     var quiet = false
 
@@ -53,7 +56,16 @@ struct AccuracyBenchCommand: ParsableCommand {
         var walks: [GaitBench.Walk] = []
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
-        let configuration = MotionConfiguration(userHeight: height)
+        var configuration = MotionConfiguration(userHeight: height)
+        if let model {
+            do {
+                let bytes = try RecordingReader.readAllBytes(path: model)
+                configuration.model = try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+            } catch {
+                Self.printError("stepbench accuracy: \(model): \(error)")
+                throw ExitCode(1)
+            }
+        }
         for entry in entries {
             let path = directory + "/" + entry.name
             let loadStart = monotonicNow()

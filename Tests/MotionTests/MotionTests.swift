@@ -1,6 +1,7 @@
 import Glibc
 @testable import MotionCore
 import Recordings
+import StepJSON
 import StepdModel
 import Testing
 
@@ -430,5 +431,41 @@ private func gateSteps(_ peaks: [Double]) -> Int {
         // 0.75 s per step (80 steps/min) is a slow walk, not a stride train.
         let times = stride(from: 1.0, to: 61.0, by: 0.75).map { $0 }
         #expect(abs(gateSteps(times) - times.count) <= 2)
+    }
+}
+
+@Suite struct FoldModels {
+    private func ensemble(features: Int, left: Double = -1) -> JSONValue {
+        [
+            "base": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }), "learning_rate": .double(1),
+            "roots": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }),
+            "feature": .array([.int(-1)]), "threshold": .array([.double(0)]),
+            "left": .array([.double(left)]), "right": .array([.int(-1)]), "feature_count": .int(features),
+        ]
+    }
+
+    private func model(_ full: JSONValue, classes: [String] = MotionModel.classes.map(\.rawValue)) -> JSONValue {
+        ["classes": .array(classes.map { .string($0) }), "full": full, "magnitude_only": ensemble(features: FeatureWindow.magnitudeCount)]
+    }
+
+    @Test func aFoldModelDrivesTheEngine() throws {
+        // All scores equal: no class leads, so nothing is called locomotion and no step counts.
+        let flat = try MotionModel(json: model(ensemble(features: FeatureWindow.names.count)))
+        let analysis = RecordingAnalysis.run(try load(realWalk), configuration: MotionConfiguration(model: flat))
+        #expect(analysis.steps == 0)
+        #expect(RecordingAnalysis.run(try load(realWalk)).steps > 200)
+    }
+
+    @Test func brokenModelsAreRejected() {
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(ensemble(features: 25), classes: ["walking"])) }
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(["base": .array([])])) }
+        // A node pointing at itself would loop forever.
+        let looping: JSONValue = [
+            "base": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }), "learning_rate": .double(1),
+            "roots": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }),
+            "feature": .array([.int(0)]), "threshold": .array([.double(0)]),
+            "left": .array([.int(0)]), "right": .array([.int(0)]),
+        ]
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(looping)) }
     }
 }
