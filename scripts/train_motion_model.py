@@ -56,13 +56,17 @@ def digest():
 
 
 def feature_digest():
-    """What the cached feature vectors depend on: the engine's sources (not the generated model)."""
+    """What the cached augmented set and feature vectors depend on: the engine's sources (not the
+    classifier's) and the augmentation code."""
+    import inspect
     h = hashlib.sha256(str(SEED).encode())
     folder = os.path.join(ROOT, 'Sources/MotionCore')
     for name in sorted(os.listdir(folder)):
-        if name != 'MotionModelParameters.swift':
+        if name not in ('MotionModelParameters.swift', 'MotionModel.swift', 'ActivityClassifier.swift'):
             with open(os.path.join(folder, name), 'rb') as f:
                 h.update(name.encode() + b'\0' + f.read())
+    for function in (augment, degrade, synthetic, random_rotation, write_csv, label_windows):
+        h.update(inspect.getsource(function).encode())
     return h.hexdigest()[:16]
 
 

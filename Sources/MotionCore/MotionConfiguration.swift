@@ -44,8 +44,9 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Inside a run, a peak sooner than this fraction of the period after the last step is a
     /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
     public var refractory: Double
-    /// Regular peaks at least this far apart (s) are strides, one peak per two steps (on the
-    /// wrist the arm swing can dominate |a|); no walker takes steps this slowly (< 67 /min).
+    /// Before the first window has been classified, regular peaks at least this far apart (s)
+    /// are strides, one peak per two steps (on the wrist the arm swing can dominate |a|); after
+    /// it the window's step-lag periodicity decides (`StepGate.isStride`).
     public var strideInterval: Double
 
     public init(

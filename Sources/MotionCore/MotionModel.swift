@@ -22,12 +22,20 @@ struct TreeEnsemble: Sendable, Equatable {
     /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
     func probabilities(_ x: [Double], into probabilities: inout [Double]) {
         for k in 0..<classCount { probabilities[k] = base[k] }
-        for tree in 0..<roots.count {
-            var node = Int(roots[tree])
-            while feature[node] >= 0 {
-                node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
+        feature.withUnsafeBufferPointer { feature in
+            threshold.withUnsafeBufferPointer { threshold in
+                left.withUnsafeBufferPointer { left in
+                    right.withUnsafeBufferPointer { right in
+                        for tree in 0..<roots.count {
+                            var node = Int(roots[tree])
+                            while feature[node] >= 0 {
+                                node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
+                            }
+                            probabilities[tree % classCount] += learningRate * threshold[node]
+                        }
+                    }
+                }
             }
-            probabilities[tree % classCount] += learningRate * threshold[node]
         }
         var highest = -Double.infinity
         for k in 0..<classCount { highest = max(highest, probabilities[k]) }
@@ -107,7 +115,11 @@ public struct MotionModel: Sendable, Equatable {
 
     /// Probabilities of `MotionModel.classes` for a window vector.
     func probabilities(_ features: WindowFeatures, into out: inout [Double]) {
-        (features.magnitudeOnly ? magnitudeOnly : full).probabilities(features.values, into: &out)
+        if features.magnitudeOnly {
+            magnitudeOnly.probabilities(features.values, into: &out)
+        } else {
+            full.probabilities(features.values, into: &out)
+        }
     }
 
     static func index(of kind: ActivityKind) -> Int? { classes.firstIndex(of: kind) }

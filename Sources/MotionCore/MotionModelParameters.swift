@@ -6,7 +6,7 @@ import StepdModel
 
 enum MotionModelParameters {
     /// Digest of the sources the model depends on (`scripts/train_motion_model.py --check`).
-    static let sourceDigest = "1d54a029264b3fb5"
+    static let sourceDigest = "656725ff74ec36aa"
     static let classes: [ActivityKind] = [.stationary, .walking, .running, .cycling, .automotive, .unknown]
     static let full = TreeEnsemble(
         classCount: 6, featureCount: 25,
