@@ -77,8 +77,14 @@ struct PeakPicker: Sendable {
     private var seekingPeak = true
     private var extreme = -Double.infinity
     private var extremeTime = 0.0
+    /// The valley before the current peak, and the swing (peak minus that valley, g) of the
+    /// last confirmed peak.
+    private var valley = 0.0
+    private(set) var lastSwing = 0.0
 
     mutating func reset() {
+        valley = 0
+        lastSwing = 0
         seekingPeak = true
         extreme = -Double.infinity
         extremeTime = 0
@@ -92,6 +98,7 @@ struct PeakPicker: Sendable {
                 extremeTime = t
             } else if value < extreme - h {
                 let peak = extremeTime
+                lastSwing = extreme - valley
                 seekingPeak = false
                 extreme = value
                 extremeTime = t
@@ -102,6 +109,7 @@ struct PeakPicker: Sendable {
                 extreme = value
                 extremeTime = t
             } else if value > extreme + h {
+                valley = extreme
                 seekingPeak = true
                 extreme = value
                 extremeTime = t

@@ -1,46 +1,20 @@
-/// What the user may configure; everything else is fitted (see docs/motion.md).
+/// What the user may configure; the activity classifier is the generated `MotionModelParameters`
+/// (see docs/motion.md).
 public struct MotionConfiguration: Sendable, Equatable {
     /// The wearer's height in metres; nil uses `StrideModel.defaultHeight`.
     public var userHeight: Double?
     public var detector: DetectorParameters
-    public var activity: ActivityParameters
+    /// The activity classifier: the generated one, or a fold model for cross-validation.
+    public var model: MotionModel
 
-    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted, activity: ActivityParameters = .fitted) {
+    public init(userHeight: Double? = nil, detector: DetectorParameters = .fitted, model: MotionModel = .generated) {
         self.userHeight = userHeight
         self.detector = detector
-        self.activity = activity
+        self.model = model
     }
 }
 
-/// The activity classifier's thresholds on the vibration level (median over 10 s of each
-/// second's standard deviation of |a|, in g). `fitted` holds the values validated by
-/// `stepbench activity-cv` (leave one person out, docs/motion.md); scripts/motion_model.py
-/// uses the same names.
-public struct ActivityParameters: Sendable, Equatable {
-    /// Below this level the device is at rest (sensor noise).
-    public var stillLevel: Double
-    /// From this level up to `vehicleMaxLevel`, with no gait, the device rides in a vehicle.
-    public var vehicleLevel: Double
-    public var vehicleMaxLevel: Double
-    /// Gait at or above this cadence (steps/s) with a level above `runningLevel` is running.
-    public var runningCadence: Double
-    public var runningLevel: Double
-
-    public init(stillLevel: Double, vehicleLevel: Double, vehicleMaxLevel: Double, runningCadence: Double, runningLevel: Double) {
-        self.stillLevel = stillLevel
-        self.vehicleLevel = vehicleLevel
-        self.vehicleMaxLevel = vehicleMaxLevel
-        self.runningCadence = runningCadence
-        self.runningLevel = runningLevel
-    }
-
-    public static let fitted = ActivityParameters(
-        stillLevel: 0.008, vehicleLevel: 0.012, vehicleMaxLevel: 0.12, runningCadence: 2.4, runningLevel: 0.5)
-}
-
-/// The step detector's parameters. `fitted` holds the values chosen by scripts/fit_motion.py
-/// on the development set (docs/motion.md has the protocol and scores); scripts/motion_model.py
-/// uses the same names.
+/// The step detector's parameters (docs/motion.md says how each was chosen).
 public struct DetectorParameters: Sendable, Equatable {
     /// Upper edge (Hz) of the gait band; faster content is vibration, not walking.
     public var lowpassHz: Double
@@ -55,10 +29,9 @@ public struct DetectorParameters: Sendable, Equatable {
     public var minInterval: Double
     /// Longest pause (s) inside a walk before the gait counts as broken.
     public var maxInterval: Double
-    /// Regular steps in a row needed before any of them is credited.
+    /// Regular steps in a row, inside windows the classifier calls locomotion, before the bout
+    /// is credited (all of its regular steps, with their own times).
     public var confirmSteps: Int
-    /// ... and while riding in a vehicle, where bumps can look rhythmic.
-    public var confirmStepsInVehicle: Int
     /// Allowed relative deviation of an interval from the run's period.
     public var regularity: Double
     /// How fast the tracked period follows new intervals.
@@ -71,14 +44,15 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Inside a run, a peak sooner than this fraction of the period after the last step is a
     /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
     public var refractory: Double
-    /// Regular peaks at least this far apart (s) are strides, one peak per two steps (on the
-    /// wrist the arm swing can dominate |a|); no walker takes steps this slowly (< 67 /min).
+    /// Before the first window has been classified, regular peaks at least this far apart (s)
+    /// are strides, one peak per two steps (on the wrist the arm swing can dominate |a|); after
+    /// it the window's step-lag periodicity decides (`StepGate.isStride`).
     public var strideInterval: Double
 
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
-        confirmStepsInVehicle: Int, regularity: Double, periodGain: Double, fillMinPeriod: Double,
+        regularity: Double, periodGain: Double, fillMinPeriod: Double,
         maxSkippedPeriods: Double, refractory: Double, strideInterval: Double
     ) {
         self.lowpassHz = lowpassHz
@@ -89,7 +63,6 @@ public struct DetectorParameters: Sendable, Equatable {
         self.minInterval = minInterval
         self.maxInterval = maxInterval
         self.confirmSteps = min(max(confirmSteps, 2), StepGate.capacity)
-        self.confirmStepsInVehicle = min(max(confirmStepsInVehicle, 2), StepGate.capacity)
         self.regularity = regularity
         self.periodGain = periodGain
         self.fillMinPeriod = fillMinPeriod
@@ -100,7 +73,7 @@ public struct DetectorParameters: Sendable, Equatable {
 
     public static let fitted = DetectorParameters(
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
-        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 11,
-        confirmStepsInVehicle: 14, regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
+        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 6,
+        regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
         maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
 }

@@ -16,15 +16,27 @@ public struct MotionUpdate: Sendable, Equatable {
     }
 }
 
+/// One window's feature vector, as `stepctl features` writes it for the trainer.
+public struct FeatureWindow: Sendable, Equatable {
+    /// End of the 5 s window (s).
+    public var end: Double
+    public var magnitudeOnly: Bool
+    public var values: [Double]
+
+    public static var names: [String] { WindowFeatures.names }
+    public static var magnitudeCount: Int { WindowFeatures.magnitudeCount }
+}
+
 /// The on-device motion core: samples in, steps, distance and activity out. Pure: the caller
 /// supplies every sample with its own timestamp; nothing here reads a clock.
 ///
 /// Pipeline: samples at any rate are averaged into 40 ms bins on their timestamps (a boxcar
 /// anti-alias filter when the input is faster than 25 Hz, linear fill when slower), so the
-/// rest runs at 25 Hz whatever the sensor does. Then |a| (orientation-free), the gait band
-/// filter, hysteresis peak picking, the step gate (only rhythmic sustained gait counts) and
-/// the activity classifier. More than 1 s without samples is a gap: filters restart, no step
-/// is bridged across it.
+/// rest runs at 25 Hz whatever the sensor does. Then |a| and the gait band filter with
+/// hysteresis peak picking (step candidates); every second the features of the last 5 s of all
+/// three axes go to the generated activity classifier, and the step gate credits the regular
+/// candidates inside windows it calls locomotion. More than 1 s without samples is a gap:
+/// filters restart, no step is bridged across it.
 public struct MotionEngine: Sendable {
     public static let internalRate = 25.0
     static let gapSeconds = 1.0
@@ -34,14 +46,18 @@ public struct MotionEngine: Sendable {
     private var filter: GaitFilter
     private var peaks = PeakPicker()
     private var gate: StepGate
-    private var classifier: ActivityClassifier?
+    private var classifier: ActivityClassifier
+    private var started = false
+    private var features = WindowFeatures()
+    /// Only for `stepctl features`: every window's vector is kept here when set.
+    var recordedWindows: [FeatureWindow]?
 
     // Resampler state: the open bin and the last emitted value.
     private var bin: Int64 = .min
     private var sumX = 0.0, sumY = 0.0, sumZ = 0.0
     private var binCount = 0
     private var lastBin: Int64 = .min
-    private var lastMagnitude = 0.0
+    private var lastX = 0.0, lastY = 0.0, lastZ = 0.0
 
     private var timestamps = TimestampSanitizer()
     private var credited: [Double] = []
@@ -55,15 +71,13 @@ public struct MotionEngine: Sendable {
         strideModel = StrideModel(height: configuration.userHeight)
         filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
+        classifier = ActivityClassifier(start: 0, model: configuration.model)
         credited.reserveCapacity(64)
     }
 
     public var activity: ActivityState {
-        classifier?.state ?? ActivityState(kind: .unknown, confidence: .low, start: 0)
+        classifier.state
     }
-
-    /// The classifier's vibration level (g): median over 10 s of each second's deviation of |a|.
-    public var vibrationLevel: Double { classifier?.level ?? 0 }
 
     /// Steps per second of the current walk; nil when not walking.
     public var cadence: Double? { gate.cadence }
@@ -74,13 +88,17 @@ public struct MotionEngine: Sendable {
     /// Floors climbed need a barometer, which the boards do not have.
     public var floorsAvailable: Bool { false }
 
+    /// The sample-ingest entry point: every sample, in time order, with its sensor timestamp.
     public mutating func process(_ sample: AccelSample) -> MotionUpdate? {
         guard sample.t.isFinite, sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else { return nil }
         // Small backward steps (burst boundaries) are absorbed; a real jump back still goes back.
         let t = timestamps.admit(sample.t)
         guard let b = timeBin(t, rate: Self.internalRate) else { return nil }
-        // Created with the first sample so it sees every internal sample (as the Python model).
-        if classifier == nil { classifier = ActivityClassifier(start: t, parameters: configuration.activity) }
+        // Created with the first sample: the first activity segment starts there.
+        if !started {
+            classifier = ActivityClassifier(start: t, model: configuration.model)
+            started = true
+        }
         if b == bin {
             sumX += sample.x
             sumY += sample.y
@@ -126,13 +144,13 @@ public struct MotionEngine: Sendable {
         filter.reset()
         peaks.reset()
         gate.reset()
-        classifier?.resetWindow()
+        features.reset()
+        classifier.resetWindow()
     }
 
     private mutating func closeBin() {
         let n = Double(binCount)
         let mx = sumX / n, my = sumY / n, mz = sumZ / n
-        let magnitude = (mx * mx + my * my + mz * mz).squareRoot()
         if lastBin != .min && bin - lastBin > 1 {
             if Double(bin - lastBin) > Self.gapSeconds * Self.internalRate {
                 restartDetector()
@@ -141,28 +159,45 @@ public struct MotionEngine: Sendable {
                 var k = lastBin + 1
                 while k < bin {
                     let w = Double(k - lastBin) / span
-                    consume(magnitude: lastMagnitude + (magnitude - lastMagnitude) * w, at: (Double(k) + 0.5) / Self.internalRate)
+                    consume(x: lastX + (mx - lastX) * w, y: lastY + (my - lastY) * w, z: lastZ + (mz - lastZ) * w,
+                            at: (Double(k) + 0.5) / Self.internalRate)
                     k += 1
                 }
             }
         }
-        consume(magnitude: magnitude, at: (Double(bin) + 0.5) / Self.internalRate)
+        consume(x: mx, y: my, z: mz, at: (Double(bin) + 0.5) / Self.internalRate)
         lastBin = bin
-        lastMagnitude = magnitude
+        lastX = mx
+        lastY = my
+        lastZ = mz
     }
 
+    /// Locomotion probability at which candidates are credited, and below which a run ends.
+    static let locomotionOn = 0.65
+    static let locomotionOff = 0.2
+
     @inline(__always)
-    private mutating func consume(magnitude: Double, at t: Double) {
+    private mutating func consume(x: Double, y: Double, z: Double, at t: Double) {
+        let magnitude = (x * x + y * y + z * z).squareRoot()
         let band = filter(magnitude)
         let detector = configuration.detector
         let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
-        let inVehicle = classifier?.state.kind == .automotive
         if let peak = peaks.feed(band, at: t, hysteresis: h) {
-            gate.offer(peak, inVehicle: inVehicle, steps: &credited)
+            features.notePeak(at: peak, swing: peaks.lastSwing)
+            gate.offer(peak, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
         }
         gate.advance(to: t)
-        if let change = classifier?.feed(magnitude: magnitude, at: t, gait: gate) {
-            pendingChange = change
+        guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }
+        if recordedWindows != nil {
+            recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
+        }
+        gate.stepPeriodicity = (features.values[9], features.values[10])
+        if let change = classifier.feed(features, gait: gate) { pendingChange = change }
+        let locomotion = classifier.locomotion
+        if locomotion >= Self.locomotionOn {
+            gate.locomotionConfirmed(since: t - Double(WindowFeatures.windowLength) / Self.internalRate, steps: &credited)
+        } else if locomotion < Self.locomotionOff && gate.walking {
+            gate.endRun()
         }
     }
 

@@ -50,6 +50,16 @@ public struct RecordingAnalysis: Sendable, Equatable {
             activities: segments(from: changes, first: first, last: last))
     }
 
+    /// Every window's feature vector over a recording, as the engine computes it (for the
+    /// trainer: `stepctl features`).
+    public static func featureWindows(_ samples: [AccelSample], configuration: MotionConfiguration = .init()) -> [FeatureWindow] {
+        var engine = MotionEngine(configuration: configuration)
+        engine.recordedWindows = []
+        for sample in samples { _ = engine.process(sample) }
+        _ = engine.finish()
+        return engine.recordedWindows ?? []
+    }
+
     /// Turns activity changes (each backdated to its own start) into merged segments.
     public static func segments(from changes: [ActivityState], first: Double, last: Double) -> [ActivitySegment] {
         var result = [ActivitySegment(start: first, end: last, kind: .unknown, confidence: .low)]

@@ -1,7 +1,9 @@
-/// Decides which peak candidates are steps: only rhythmic, sustained gait counts. Candidates
-/// wait until `confirmSteps` of them in a row have regular intervals; then all of them are
-/// credited with their own times (late, not lost), and each further candidate that keeps the
-/// rhythm is credited at once. A pause longer than a few periods ends the run.
+/// Decides which peak candidates are steps: only rhythmic gait inside windows the classifier
+/// calls locomotion counts. Candidates form a chain (no gap above `maxInterval`); once the
+/// classifier says locomotion and the last `confirmSteps` of the chain are regular, the whole
+/// regular chain is credited with its own times (late, not lost: a 10-step bout counts), and
+/// each further candidate that keeps the rhythm is credited at once. A pause longer than a few
+/// periods, or the classifier leaving locomotion, ends the run.
 struct StepGate: Sendable {
     static let capacity = 32
 
@@ -18,6 +20,11 @@ struct StepGate: Sendable {
     /// dominate |a|. `period` is still the step period; double intervals are expected.
     private(set) var strideRun = false
 
+    /// The band's best autocorrelation at step lags (0.28-0.76 s) in the last window and that lag
+    /// (s), set by the engine: whether a slow peak train is one peak per stride or per step is
+    /// read from the signal (steps show as a periodicity at half the peak interval).
+    var stepPeriodicity: (value: Double, lag: Double)?
+
     init(parameters: DetectorParameters) {
         self.parameters = parameters
         pending = [Double](repeating: 0, count: Self.capacity)
@@ -25,11 +32,24 @@ struct StepGate: Sendable {
 
     mutating func reset() {
         pendingCount = 0
+        endRun()
+    }
+
+    /// Ends the current run (the classifier left locomotion); the chain starts afresh.
+    mutating func endRun() {
         walking = false
         period = 0
         lastInterval = 0
         runSteps = 0
         strideRun = false
+    }
+
+    /// Whether peaks `interval` apart are strides: the signal shows a step rhythm at half the
+    /// interval; without a window yet, intervals beyond `strideInterval` (< 67 steps/min) are.
+    func isStride(_ interval: Double) -> Bool {
+        guard let evidence = stepPeriodicity else { return interval >= parameters.strideInterval }
+        guard interval >= 0.6 else { return false }
+        return evidence.value >= 0.3 && abs(evidence.lag - interval / 2) <= 0.2 * interval / 2
     }
 
     /// Cadence of the current run in steps per second, nil outside a run.
@@ -40,14 +60,13 @@ struct StepGate: Sendable {
         guard walking else { return }
         let limit = max(parameters.maxInterval, (parameters.maxSkippedPeriods + parameters.regularity) * period)
         if t - lastStep > limit {
-            walking = false
+            endRun()
             pendingCount = 0
-            runSteps = 0
         }
     }
 
     /// Offers a peak at time `t`; credited step times are appended to `steps`.
-    mutating func offer(_ t: Double, inVehicle: Bool, steps: inout [Double]) {
+    mutating func offer(_ t: Double, locomotion: Bool, steps: inout [Double]) {
         let p = parameters
         if walking {
             var dt = t - lastStep
@@ -69,7 +88,7 @@ struct StepGate: Sendable {
             }
             // The run drifted to stride intervals (the arm swing took over |a|): keep tracking
             // the step period, so every double interval credits the step in between.
-            if period >= p.strideInterval {
+            if !strideRun && isStride(period) {
                 period /= 2
                 lastInterval /= 2
                 strideRun = true
@@ -87,55 +106,59 @@ struct StepGate: Sendable {
         if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
         pending[pendingCount] = t
         pendingCount += 1
-        let needed = inVehicle ? p.confirmStepsInVehicle : p.confirmSteps
+        if locomotion { confirm(steps: &steps) }
+    }
+
+    /// The classifier calls the last window locomotion: credit the pending chain if it is
+    /// regular and reaches into that window (`since`).
+    mutating func locomotionConfirmed(since: Double, steps: inout [Double]) {
+        guard !walking, pendingCount > 0, pending[pendingCount - 1] >= since else { return }
+        confirm(steps: &steps)
+    }
+
+    private mutating func confirm(steps: inout [Double]) {
+        let p = parameters
+        let needed = p.confirmSteps
         guard pendingCount >= needed else { return }
-        let first = pendingCount - needed
+        let last = pendingCount - 1
+        var first = pendingCount - needed
         let intervalCount = needed - 1
-        let mean = (t - pending[first]) / Double(intervalCount)
+        let mean = (pending[last] - pending[first]) / Double(intervalCount)
         // Regular: every half stride (mean of two neighbouring intervals) within the tolerance
         // of the mean interval, and no single interval beyond twice the tolerance, so a
         // lopsided gait (short, long, short, ...) confirms like a symmetric one.
-        var regular = true
         for i in 0..<intervalCount {
             let interval = pending[first + i + 1] - pending[first + i]
-            if abs(interval - mean) > 2 * p.regularity * mean {
-                regular = false
-                break
-            }
+            if abs(interval - mean) > 2 * p.regularity * mean { return }
             if i > 0 {
                 let previous = pending[first + i] - pending[first + i - 1]
-                if abs((interval + previous) / 2 - mean) > p.regularity * mean {
-                    regular = false
-                    break
-                }
+                if abs((interval + previous) / 2 - mean) > p.regularity * mean { return }
             }
         }
-        if regular {
-            walking = true
-            period = mean
-            lastInterval = t - pending[pendingCount - 2]
-            runSteps = needed
-            strideRun = mean >= p.strideInterval
-            if strideRun {
-                // Peaks a stride apart (one per two steps): each interval holds one more
-                // step, credited at its middle.
-                for i in first..<(pendingCount - 1) {
-                    steps.append(pending[i])
-                    steps.append((pending[i] + pending[i + 1]) / 2)
-                }
-                steps.append(t)
-                period /= 2
-                lastInterval /= 2
-                runSteps = 2 * needed - 1
-            } else {
-                for i in first..<pendingCount { steps.append(pending[i]) }
+        // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
+        while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
+        walking = true
+        period = mean
+        lastInterval = pending[last] - pending[last - 1]
+        strideRun = isStride(mean)
+        if strideRun {
+            // Peaks a stride apart (one per two steps): each interval holds one more step,
+            // credited at its middle.
+            for i in first..<last {
+                steps.append(pending[i])
+                steps.append((pending[i] + pending[i + 1]) / 2)
             }
-            lastStep = t
-            runStart = pending[first]
-            pendingCount = 0
+            steps.append(pending[last])
+            period /= 2
+            lastInterval /= 2
+            runSteps = 2 * (last - first) + 1
         } else {
-            dropOldest(keeping: needed - 1)
+            for i in first...last { steps.append(pending[i]) }
+            runSteps = last - first + 1
         }
+        lastStep = pending[last]
+        runStart = pending[first]
+        pendingCount = 0
     }
 
     private mutating func dropOldest(keeping keep: Int) {

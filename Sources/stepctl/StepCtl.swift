@@ -16,7 +16,7 @@ struct StepCtl: ParsableCommand {
         subcommands: [
             StatusCommand.self, TodayCommand.self, StepsCommand.self, HistoryCommand.self, StatsCommand.self,
             ActivityCommand.self, WatchCommand.self, SamplesCommand.self, SourcesCommand.self, SyncCommand.self,
-            AnalyzeCommand.self, LedgerCommand.self, RecordCommand.self, BundleCommand.self,
+            AnalyzeCommand.self, FeaturesCommand.self, LedgerCommand.self, RecordCommand.self, BundleCommand.self,
         ]
     )
 

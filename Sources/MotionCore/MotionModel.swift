@@ -1,0 +1,136 @@
+import Glibc
+import StepJSON
+import StepdModel
+
+/// A gradient-boosted tree ensemble as scikit-learn's HistGradientBoostingClassifier fits it:
+/// the score of class k is `base[k]` plus `learningRate` times the leaf values of the trees of
+/// class k (tree i belongs to class i % classCount); a node goes left when its feature is at or
+/// below its threshold. The arrays come from the generated `MotionModelParameters.swift`.
+struct TreeEnsemble: Sendable, Equatable {
+    let classCount: Int
+    let featureCount: Int
+    let base: [Double]
+    let learningRate: Double
+    let roots: [Int32]
+    /// Per node: the feature index, or -1 for a leaf.
+    let feature: [Int16]
+    /// Per node: the threshold, or the leaf value.
+    let threshold: [Double]
+    let left: [Int32]
+    let right: [Int32]
+
+    /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
+    func probabilities(_ x: [Double], into probabilities: inout [Double]) {
+        for k in 0..<classCount { probabilities[k] = base[k] }
+        feature.withUnsafeBufferPointer { feature in
+            threshold.withUnsafeBufferPointer { threshold in
+                left.withUnsafeBufferPointer { left in
+                    right.withUnsafeBufferPointer { right in
+                        for tree in 0..<roots.count {
+                            var node = Int(roots[tree])
+                            while feature[node] >= 0 {
+                                node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
+                            }
+                            probabilities[tree % classCount] += learningRate * threshold[node]
+                        }
+                    }
+                }
+            }
+        }
+        var highest = -Double.infinity
+        for k in 0..<classCount { highest = max(highest, probabilities[k]) }
+        var sum = 0.0
+        for k in 0..<classCount {
+            probabilities[k] = exp(probabilities[k] - highest)
+            sum += probabilities[k]
+        }
+        for k in 0..<classCount { probabilities[k] /= sum }
+    }
+}
+
+/// The activity classifier: one ensemble on all features, one on the |a| features alone for
+/// magnitude-only input. `generated` is the shipped model (`MotionModelParameters.swift`);
+/// `init(json:)` reads the same arrays from the trainer's fold files, so the cross-validation
+/// scores step counts with the very engine that ships.
+public struct MotionModel: Sendable, Equatable {
+    public static let classes = MotionModelParameters.classes
+    static let classCount = MotionModelParameters.classes.count
+
+    let full: TreeEnsemble
+    let magnitudeOnly: TreeEnsemble
+
+    public static let generated = MotionModel(full: MotionModelParameters.full, magnitudeOnly: MotionModelParameters.magnitudeOnly)
+
+    init(full: TreeEnsemble, magnitudeOnly: TreeEnsemble) {
+        self.full = full
+        self.magnitudeOnly = magnitudeOnly
+    }
+
+    /// A fold model written by scripts/train_motion_model.py:
+    /// `{"classes":[...],"full":{ensemble},"magnitude_only":{ensemble}}` where an ensemble holds
+    /// `base`, `learning_rate`, `roots`, `feature`, `threshold`, `left`, `right`, `feature_count`.
+    public init(json: JSONValue) throws(MotionModelError) {
+        guard let names = json["classes"]?.arrayValue?.compactMap(\.stringValue), names == Self.classes.map(\.rawValue) else {
+            throw .invalid("'classes' must be \(Self.classes.map(\.rawValue))")
+        }
+        full = try Self.ensemble(json["full"], name: "full", features: WindowFeatures.count)
+        magnitudeOnly = try Self.ensemble(json["magnitude_only"], name: "magnitude_only", features: WindowFeatures.magnitudeCount)
+    }
+
+    private static func ensemble(_ value: JSONValue?, name: String, features: Int) throws(MotionModelError) -> TreeEnsemble {
+        func numbers(_ key: String) throws(MotionModelError) -> [Double] {
+            guard let array = value?[key]?.arrayValue else { throw .invalid("'\(name).\(key)' must be an array of numbers") }
+            var result: [Double] = []
+            result.reserveCapacity(array.count)
+            for item in array {
+                guard let number = item.doubleValue, number.isFinite else { throw .invalid("'\(name).\(key)' must be an array of numbers") }
+                result.append(number)
+            }
+            return result
+        }
+        let base = try numbers("base"), roots = try numbers("roots"), feature = try numbers("feature")
+        let threshold = try numbers("threshold"), left = try numbers("left"), right = try numbers("right")
+        guard let rate = value?["learning_rate"]?.doubleValue, base.count == classCount,
+              [threshold.count, left.count, right.count].allSatisfy({ $0 == feature.count }) else {
+            throw .invalid("'\(name)' needs \(classCount) base scores, a learning_rate and node arrays of one length")
+        }
+        let nodes = Double(feature.count)
+        // Every index in range, so evaluation cannot trap on a broken file.
+        func inRange(_ index: Double) -> Bool { index >= 0 && index < nodes }
+        var valid = roots.count % classCount == 0 && roots.allSatisfy(inRange)
+        for i in 0..<feature.count where valid {
+            if feature[i] >= 0 {
+                // Children come after their parent (as the trainer lays trees out): no cycles.
+                valid = feature[i] < Double(features) && inRange(left[i]) && inRange(right[i]) && left[i] > Double(i) && right[i] > Double(i)
+            } else {
+                valid = feature[i] == -1
+            }
+        }
+        guard valid else { throw .invalid("'\(name)' has a node index or feature index out of range") }
+        return TreeEnsemble(
+            classCount: classCount, featureCount: features, base: base, learningRate: rate,
+            roots: roots.map { Int32($0) }, feature: feature.map { Int16($0) }, threshold: threshold,
+            left: left.map { Int32($0) }, right: right.map { Int32($0) })
+    }
+
+    /// Probabilities of `MotionModel.classes` for a window vector.
+    func probabilities(_ features: WindowFeatures, into out: inout [Double]) {
+        if features.magnitudeOnly {
+            magnitudeOnly.probabilities(features.values, into: &out)
+        } else {
+            full.probabilities(features.values, into: &out)
+        }
+    }
+
+    static func index(of kind: ActivityKind) -> Int? { classes.firstIndex(of: kind) }
+}
+
+public enum MotionModelError: Error, Equatable, CustomStringConvertible {
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let why): return "not a motion model: \(why)"
+        }
+    }
+}

@@ -1,0 +1,409 @@
+import Glibc
+
+/// The feature vector of one window: the last 5 s of the 25 Hz internal signal, taken every 1 s.
+/// This is the only implementation of the features: `stepctl features --json` writes these
+/// vectors for the trainer (scripts/train-motion-model), and the engine feeds the same vectors
+/// to the generated classifier (`MotionModel`).
+///
+/// The first `magnitudeCount` features use |a| alone; the rest need the three axes (gravity
+/// direction and how it moves, the split of the movement along and across gravity). Input whose
+/// y and z are exactly zero for a whole window (a watch that logs only |a| in x, like the
+/// `rieck-*` recordings) is flagged `magnitudeOnly`; the classifier then uses its |a|-only model.
+struct WindowFeatures: Sendable {
+    static let windowLength = 125
+    static let hop = 25
+    static let capacity = 128
+    static let rate = MotionEngine.internalRate
+    static let peakCapacity = 32
+    /// Step lags 0.28-0.76 s (3.6-1.3 steps/s), stride lags 0.76-2.0 s.
+    static let stepLags = 7...19
+    static let strideLags = 19...50
+    /// Goertzel frequencies for the dominant frequency: 0.6-4.0 Hz in 0.2 Hz steps.
+    static let frequencyCount = 18  // a multiple of 6 (six per pass)
+    static func frequency(_ k: Int) -> Double { 0.6 + 0.2 * Double(k) }
+
+    static let names: [String] = [
+        // |a| alone
+        "vibration_log", "magnitude_std_log", "gait_rms_log", "mid_rms_log", "high_rms_log", "jerk_log",
+        "dominant_hz", "dominant_share", "dominant_of_total", "ac_step", "ac_step_lag", "ac_stride",
+        "ac_stride_lag", "ac_double_step", "peak_rate", "peak_interval_cv", "peak_swing_log", "range_log",
+        // three axes
+        "gravity_norm", "vertical_share", "gravity_move", "orientation_spread", "ac_vertical_step",
+        "jerk3_log", "horizontal_rms_log",
+    ]
+    static let count = 25
+    static let magnitudeCount = 18
+
+    private var x: [Double]
+    private var y: [Double]
+    private var z: [Double]
+    private var magnitude: [Double]
+    private var band: [Double]
+    private var high: [Double]
+    private var scratch: [Double]
+    private var peakTimes: [Double]
+    private var peakSwings: [Double]
+    private var peakIndex = 0
+    private var peakCount = 0
+    private var write = 0
+    private var filled = 0
+    private var sinceHop = 0
+    private var lowpass6: Biquad
+    private var lowpassStarted = false
+    private var goertzelCoefficients: [Double]
+
+    /// The last computed vector (`count` values) and whether its window was magnitude-only.
+    private(set) var values: [Double]
+    private(set) var magnitudeOnly = false
+    /// End time of the last computed window (s).
+    private(set) var windowEnd = 0.0
+
+    init() {
+        x = [Double](repeating: 0, count: Self.capacity)
+        y = x
+        z = x
+        magnitude = x
+        band = x
+        high = x
+        scratch = x
+        peakTimes = [Double](repeating: 0, count: Self.peakCapacity)
+        peakSwings = peakTimes
+        values = [Double](repeating: 0, count: Self.count)
+        lowpass6 = Biquad(lowpass: 6.0, sampleRate: Self.rate)
+        goertzelCoefficients = (0..<Self.frequencyCount).map { 2 * cos(2 * Double.pi * Self.frequency($0) / Self.rate) }
+    }
+
+    mutating func reset() {
+        filled = 0
+        sinceHop = 0
+        peakCount = 0
+        lowpassStarted = false
+    }
+
+    /// A peak candidate of the step detector (time and its swing in g).
+    mutating func notePeak(at t: Double, swing: Double) {
+        peakTimes[peakIndex] = t
+        peakSwings[peakIndex] = swing
+        peakIndex = (peakIndex + 1) % Self.peakCapacity
+        peakCount = min(peakCount + 1, Self.peakCapacity)
+    }
+
+    /// Adds one internal sample; returns true when a new window vector is ready in `values`.
+    @inline(__always)
+    mutating func push(x ax: Double, y ay: Double, z az: Double, magnitude m: Double, band b: Double, at t: Double) -> Bool {
+        if !lowpassStarted {
+            lowpass6.settle(at: m)
+            lowpassStarted = true
+        }
+        let i = write
+        x[i] = ax
+        y[i] = ay
+        z[i] = az
+        magnitude[i] = m
+        band[i] = b
+        high[i] = m - lowpass6(m)
+        write = (write + 1) & (Self.capacity - 1)
+        filled = min(filled + 1, Self.capacity)
+        sinceHop += 1
+        guard filled >= Self.windowLength, sinceHop >= Self.hop else { return false }
+        sinceHop = 0
+        compute(end: t)
+        return true
+    }
+
+    /// Index of the k-th sample of the window (0 = oldest).
+    @inline(__always) private func at(_ k: Int) -> Int {
+        (write - Self.windowLength + k + Self.capacity) & (Self.capacity - 1)
+    }
+
+    private static func log10Floor(_ v: Double) -> Double { log10(max(v, 0) + 1e-4) }
+
+    /// Normalised autocorrelation of `signal` (already centred) over `lags` (every `step`-th):
+    /// the best value and its lag.
+    private func bestAutocorrelation(_ signal: [Double], lags: ClosedRange<Int>, step: Int = 1, energy: Double) -> (value: Double, lag: Int) {
+        var best = -1.0, bestLag = lags.lowerBound
+        guard energy > 1e-12 else { return (0, bestLag) }
+        for lag in stride(from: lags.lowerBound, through: lags.upperBound, by: step) {
+            let value = autocorrelation(signal, lag: lag, energy: energy)
+            if value > best {
+                best = value
+                bestLag = lag
+            }
+        }
+        return (best, bestLag)
+    }
+
+    @inline(__always)
+    private func autocorrelation(_ signal: [Double], lag: Int, energy: Double) -> Double {
+        let n = Self.windowLength
+        guard energy > 1e-12, lag < n else { return 0 }
+        let sum = signal.withUnsafeBufferPointer { s -> Double in
+            // Four partial sums: independent additions instead of one long dependency chain.
+            let count = n - lag
+            var a = 0.0, b = 0.0, c = 0.0, d = 0.0
+            var k = 0
+            while k + 4 <= count {
+                a += s[k] * s[k + lag]
+                b += s[k + 1] * s[k + 1 + lag]
+                c += s[k + 2] * s[k + 2 + lag]
+                d += s[k + 3] * s[k + 3 + lag]
+                k += 4
+            }
+            while k < count {
+                a += s[k] * s[k + lag]
+                k += 1
+            }
+            return (a + b) + (c + d)
+        }
+        // Unbiased: scaled by the overlap so long lags are not penalised.
+        return sum / energy * Double(n) / Double(n - lag)
+    }
+
+    private mutating func compute(end t: Double) {
+        let n = Self.windowLength
+        let nd = Double(n)
+        windowEnd = t
+
+        // |a|: mean, deviation, per-second deviations (vibration level), jerk, range.
+        var mean = 0.0, lowest = Double.infinity, highest = -Double.infinity
+        var onlyMagnitude = true
+        for k in 0..<n {
+            let i = at(k)
+            mean += magnitude[i]
+            lowest = min(lowest, magnitude[i])
+            highest = max(highest, magnitude[i])
+            if y[i] != 0 || z[i] != 0 { onlyMagnitude = false }
+        }
+        mean /= nd
+        magnitudeOnly = onlyMagnitude
+        var variance = 0.0, jerk = 0.0, gaitPower = 0.0, highPower = 0.0, bandMean = 0.0
+        for k in 0..<n {
+            let i = at(k)
+            let d = magnitude[i] - mean
+            scratch[k] = d
+            variance += d * d
+            if k > 0 { jerk += abs(magnitude[i] - magnitude[at(k - 1)]) }
+            highPower += high[i] * high[i]
+            bandMean += band[i]
+        }
+        variance /= nd
+        bandMean /= nd
+        for k in 0..<n {
+            let b = band[at(k)] - bandMean
+            gaitPower += b * b
+        }
+        gaitPower /= nd
+        highPower /= nd
+        let midPower = max(variance - gaitPower - highPower, 0)
+
+        var blockDeviations = (0.0, 0.0, 0.0, 0.0, 0.0)
+        for block in 0..<5 {
+            var s = 0.0, ss = 0.0
+            for k in (block * 25)..<(block * 25 + 25) {
+                s += scratch[k]
+                ss += scratch[k] * scratch[k]
+            }
+            let deviation = max(ss / 25 - (s / 25) * (s / 25), 0).squareRoot()
+            switch block {
+            case 0: blockDeviations.0 = deviation
+            case 1: blockDeviations.1 = deviation
+            case 2: blockDeviations.2 = deviation
+            case 3: blockDeviations.3 = deviation
+            default: blockDeviations.4 = deviation
+            }
+        }
+        let vibration = Self.median5(blockDeviations)
+
+        // Dominant frequency of |a| (Goertzel over 0.6-4 Hz).
+        var bestPower = 0.0, bestFrequency = 0.0, powerSum = 0.0
+        // Six frequencies per pass: the recurrences are independent, so they run side by side.
+        var f = 0
+        while f < Self.frequencyCount {
+            var c = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            goertzelCoefficients.withUnsafeBufferPointer { g in c = (g[f], g[f + 1], g[f + 2], g[f + 3], g[f + 4], g[f + 5]) }
+            var s1 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), s2 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            scratch.withUnsafeBufferPointer { x in
+                for k in 0..<n {
+                    let v = x[k]
+                    let s0 = (v + c.0 * s1.0 - s2.0, v + c.1 * s1.1 - s2.1, v + c.2 * s1.2 - s2.2,
+                              v + c.3 * s1.3 - s2.3, v + c.4 * s1.4 - s2.4, v + c.5 * s1.5 - s2.5)
+                    s2 = s1
+                    s1 = s0
+                }
+            }
+            func consider(_ a: Double, _ b: Double, _ coefficient: Double, _ index: Int) {
+                let power = a * a + b * b - coefficient * a * b
+                powerSum += power
+                if power > bestPower {
+                    bestPower = power
+                    bestFrequency = Self.frequency(index)
+                }
+            }
+            consider(s1.0, s2.0, c.0, f)
+            consider(s1.1, s2.1, c.1, f + 1)
+            consider(s1.2, s2.2, c.2, f + 2)
+            consider(s1.3, s2.3, c.3, f + 3)
+            consider(s1.4, s2.4, c.4, f + 4)
+            consider(s1.5, s2.5, c.5, f + 5)
+            f += 6
+        }
+        let dominantShare = powerSum > 1e-12 ? bestPower / powerSum : 0
+        // Power of a sinusoid at a bin: (N A / 2)^2 with variance A^2 / 2.
+        let dominantOfTotal = variance > 1e-12 ? min(2 * bestPower / (nd * nd) / variance, 1) : 0
+
+        // Periodicity of the gait band.
+        for k in 0..<n { scratch[k] = band[at(k)] - bandMean }
+        var energy = 0.0
+        for k in 0..<n { energy += scratch[k] * scratch[k] }
+        let step = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
+        let strideLag = bestAutocorrelation(scratch, lags: Self.strideLags, step: 2, energy: energy)
+        let doubleStep = autocorrelation(scratch, lag: 2 * step.lag, energy: energy)
+
+        // Step candidates inside the window.
+        var peaks = 0, intervalSum = 0.0, intervalSquares = 0.0, intervals = 0, swingSum = 0.0
+        var previous = -Double.infinity
+        let start = t - nd / Self.rate
+        for j in 0..<peakCount {
+            let index = (peakIndex - peakCount + j + Self.peakCapacity) % Self.peakCapacity
+            let pt = peakTimes[index]
+            guard pt > start && pt <= t else { continue }
+            peaks += 1
+            swingSum += peakSwings[index]
+            if previous.isFinite {
+                let d = pt - previous
+                intervalSum += d
+                intervalSquares += d * d
+                intervals += 1
+            }
+            previous = pt
+        }
+        var intervalCV = 1.0
+        if intervals >= 2 {
+            let m = intervalSum / Double(intervals)
+            intervalCV = min(max(intervalSquares / Double(intervals) - m * m, 0).squareRoot() / m, 1)
+        }
+
+        values[0] = Self.log10Floor(vibration)
+        values[1] = Self.log10Floor(variance.squareRoot())
+        values[2] = Self.log10Floor(gaitPower.squareRoot())
+        values[3] = Self.log10Floor(midPower.squareRoot())
+        values[4] = Self.log10Floor(highPower.squareRoot())
+        values[5] = Self.log10Floor(jerk / nd * Self.rate)
+        values[6] = bestFrequency
+        values[7] = dominantShare
+        values[8] = dominantOfTotal
+        values[9] = step.value
+        values[10] = Double(step.lag) / Self.rate
+        values[11] = strideLag.value
+        values[12] = Double(strideLag.lag) / Self.rate
+        values[13] = doubleStep
+        values[14] = Double(peaks) / (nd / Self.rate)
+        values[15] = intervalCV
+        values[16] = Self.log10Floor(peaks > 0 ? swingSum / Double(peaks) : 0)
+        values[17] = Self.log10Floor(highest - lowest)
+
+        if onlyMagnitude {
+            for k in Self.magnitudeCount..<Self.count { values[k] = 0 }
+            return
+        }
+        computeAxes()
+    }
+
+    /// Gravity (the window mean of the three axes) and the movement along and across it.
+    private mutating func computeAxes() {
+        let n = Self.windowLength
+        let nd = Double(n)
+        var gx = 0.0, gy = 0.0, gz = 0.0
+        var firstX = 0.0, firstY = 0.0, firstZ = 0.0
+        var jerk = 0.0
+        for k in 0..<n {
+            let i = at(k)
+            gx += x[i]
+            gy += y[i]
+            gz += z[i]
+            if k < n / 2 {
+                firstX += x[i]
+                firstY += y[i]
+                firstZ += z[i]
+            }
+            if k > 0 {
+                let p = at(k - 1)
+                let dx = x[i] - x[p], dy = y[i] - y[p], dz = z[i] - z[p]
+                jerk += (dx * dx + dy * dy + dz * dz).squareRoot()
+            }
+        }
+        gx /= nd
+        gy /= nd
+        gz /= nd
+        let half = Double(n / 2)
+        let secondX = (gx * nd - firstX) / (nd - half), secondY = (gy * nd - firstY) / (nd - half), secondZ = (gz * nd - firstZ) / (nd - half)
+        firstX /= half
+        firstY /= half
+        firstZ /= half
+        let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
+        let ux = norm > 1e-9 ? gx / norm : 0, uy = norm > 1e-9 ? gy / norm : 0, uz = norm > 1e-9 ? gz / norm : 1
+        let move = Self.angle(firstX, firstY, firstZ, secondX, secondY, secondZ)
+
+        // Orientation spread: the largest angle between a 1 s block mean and gravity.
+        var spread = 0.0
+        for block in 0..<5 {
+            var bx = 0.0, by = 0.0, bz = 0.0
+            for k in (block * 25)..<(block * 25 + 25) {
+                let i = at(k)
+                bx += x[i]
+                by += y[i]
+                bz += z[i]
+            }
+            spread = max(spread, Self.angle(bx, by, bz, ux, uy, uz))
+        }
+
+        var vertical = 0.0, horizontal = 0.0, verticalMean = 0.0
+        for k in 0..<n {
+            let i = at(k)
+            let dx = x[i] - gx, dy = y[i] - gy, dz = z[i] - gz
+            let v = dx * ux + dy * uy + dz * uz
+            scratch[k] = v
+            verticalMean += v
+            vertical += v * v
+            let hx = dx - v * ux, hy = dy - v * uy, hz = dz - v * uz
+            horizontal += hx * hx + hy * hy + hz * hz
+        }
+        verticalMean /= nd
+        var energy = 0.0
+        for k in 0..<n {
+            scratch[k] -= verticalMean
+            energy += scratch[k] * scratch[k]
+        }
+        let verticalStep = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
+
+        values[18] = norm
+        values[19] = vertical + horizontal > 1e-12 ? vertical / (vertical + horizontal) : 0.5
+        values[20] = move
+        values[21] = spread
+        values[22] = verticalStep.value
+        values[23] = Self.log10Floor(jerk / nd * Self.rate)
+        values[24] = Self.log10Floor((horizontal / nd).squareRoot())
+    }
+
+    private static func angle(_ ax: Double, _ ay: Double, _ az: Double, _ bx: Double, _ by: Double, _ bz: Double) -> Double {
+        let na = (ax * ax + ay * ay + az * az).squareRoot(), nb = (bx * bx + by * by + bz * bz).squareRoot()
+        guard na > 1e-9, nb > 1e-9 else { return 0 }
+        return acos(min(max((ax * bx + ay * by + az * bz) / (na * nb), -1), 1))
+    }
+
+    private static func median5(_ v: (Double, Double, Double, Double, Double)) -> Double {
+        // Median of five without an array: the third smallest.
+        var a = v.0, b = v.1, c = v.2, d = v.3, e = v.4
+        @inline(__always) func order(_ p: inout Double, _ q: inout Double) { if p > q { swap(&p, &q) } }
+        order(&a, &b)
+        order(&d, &e)
+        order(&c, &e)
+        order(&c, &d)
+        order(&a, &d)
+        order(&a, &c)
+        order(&b, &e)
+        order(&b, &d)
+        order(&b, &c)
+        return c
+    }
+}
