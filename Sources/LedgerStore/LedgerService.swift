@@ -6,6 +6,10 @@ import StepdModel
 /// records plus the live steps. Single-threaded like the agent's loop; never reads a clock.
 public final class LedgerService {
     public let directory: String
+    private let stateDirectory: String
+    private var directoriesExist = false
+    private var stateDirectoryUnsynced = false
+    private var ledgerDirectoryUnsynced = false
     private let options: LedgerOptions
     private let logger: EventLogger
     private let fs: any LedgerFileSystem
@@ -57,13 +61,42 @@ public final class LedgerService {
         self.options = options
         self.logger = logger
         self.fs = options.fileSystem
+        self.stateDirectory = stateDirectory
         do throws(FileSystemError) {
-            try fs.makeDirectory(stateDirectory)
-            try fs.makeDirectory(directory)
+            try prepareDirectories()
         } catch {
             degrade("cannot create the ledger directory: \(error); steps are kept in memory until it can be written", now: nil)
         }
         try load()
+    }
+
+    /// Creates the state and ledger directories when missing (again on every write until that
+    /// worked: a file system read-only at boot may turn writable later), and syncs each new one
+    /// into its parent. A new directory survives a power cut only once the directory holding it
+    /// is synced; a file system that does not commit names with a file's fdatasync could
+    /// otherwise lose the whole ledger directory with every record "durably" written into it.
+    private func prepareDirectories() throws(FileSystemError) {
+        if !directoriesExist {
+            if try fs.makeDirectory(stateDirectory) { stateDirectoryUnsynced = true }
+            if try fs.makeDirectory(directory) { ledgerDirectoryUnsynced = true }
+            directoriesExist = true
+        }
+        if stateDirectoryUnsynced {
+            try fs.syncDirectory(Self.parentDirectory(of: stateDirectory))
+            stateDirectoryUnsynced = false
+        }
+        if ledgerDirectoryUnsynced {
+            try fs.syncDirectory(stateDirectory)
+            ledgerDirectoryUnsynced = false
+        }
+    }
+
+    /// "/var/lib/stepd" -> "/var/lib", "state" -> ".", "/state" -> "/".
+    public static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     private func load() throws(LedgerError) {
@@ -298,6 +331,15 @@ public final class LedgerService {
     /// Appends the backlog in sequence order, one write + fdatasync per day file touched.
     private func writeBacklog(now: Double) {
         var written = 0
+        if !backlog.isEmpty {
+            do throws(FileSystemError) {
+                try prepareDirectories()
+            } catch {
+                degrade("cannot create the ledger directory \(directory): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
+                        now: now, cause: "\(error.operation) errno \(error.errno)")
+                return
+            }
+        }
         while !backlog.isEmpty {
             let day = LedgerFiles.day(of: backlog[0])
             var count = 0
@@ -308,6 +350,10 @@ public final class LedgerService {
             let existing = files[day]
             do throws(FileSystemError) {
                 try fs.appendDurably(directory + "/" + name, bytes, expectedSize: existing?.size ?? 0)
+                // fdatasync made the bytes durable, not the new file's name: until the directory
+                // is synced too, these records are not durable and stay in the backlog (a retry
+                // rewrites the file from 0, cutting what this attempt left).
+                if existing == nil { try fs.syncDirectory(directory) }
             } catch {
                 degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
                         now: now, cause: "\(error.operation) errno \(error.errno)")
@@ -319,7 +365,6 @@ public final class LedgerService {
             written += count
             lastCheckpointTime = now
             logger.debug("ledger: checkpoint written: \(count) record(s), \(batch.reduce(0) { $0 + $1.steps }) step(s), \(name) now \(files[day]?.size ?? 0) bytes")
-            if existing == nil { directoryNeedsSync = true }
         }
         if directoryNeedsSync {
             do throws(FileSystemError) {

@@ -171,6 +171,29 @@ import Testing
         #expect(try LedgerVerifier.verify(stateDirectory: dir).steps == 150)
     }
 
+    @Test func readOnlyAtBootThenWritableCreatesTheDirectoryAndCatchesUp() throws {
+        // A fresh state directory on a file system that is read-only at boot: mkdir fails. Once
+        // it turns writable the directory must be created then; before, every retry failed
+        // with ENOENT because the directory was only ever created at start.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        fs.failDirectories = EROFS
+        fs.failWrites = EROFS
+        let logs = LogCollector()
+        let state = dir + "/state"
+        let service = try LedgerService(stateDirectory: state, options: options(fs), logger: logs.logger)
+        service.addDetectedSteps(times: steps(250, from: t0), distance: 0, activity: .walking, now: t0 + 130)
+        #expect(service.health.state == .degraded && service.health.backlogRecords == 2)
+        #expect(service.health.message?.contains("EROFS") == true)
+        fs.failDirectories = nil
+        fs.failWrites = nil
+        service.tick(now: t0 + 200)
+        #expect(service.health.state == .ok && service.health.backlogRecords == 0)
+        #expect(try LedgerVerifier.verify(stateDirectory: state).steps == 250)  // the tick also cut the 50 waiting 60 s
+        #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
+    }
+
     @Test func boundedBacklogStillCounts() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
