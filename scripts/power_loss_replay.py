@@ -15,8 +15,9 @@ States checked, all starting from the pristine image (--base):
     before the cut, and a random subset of the other writes before the cut, each multi-sector
     write possibly torn (a random subset of its sectors) -- what a volatile cache may have
     written when the power went.
-Each state is written to an image, recovered with `e2fsck -fp` (journal replay, then the boot-time
-consistency check), its ledger directory copied out with debugfs, and checked with
+Each state is written to an image, recovered with `e2fsck -fp` (journal replay and the boot-time
+check), then must pass `e2fsck -fn` (a full read-only check finding nothing); its ledger directory is
+copied out with debugfs and checked with
 `stepctl ledger verify --json` and against the final ledger (--final image):
   * 0 corrupt records (a torn tail, which the agent cuts at start, is counted apart) and 0
     duplicates;
@@ -140,6 +141,12 @@ class Checker:
             return
         if fsck.returncode & 1:
             f["fsck_fixed"] += 1
+        # After recovery the file system must be consistent: a read-only full check finds nothing.
+        clean = subprocess.run(["e2fsck", "-fn", self.image_path], capture_output=True, text=True)
+        if clean.returncode != 0:
+            f["fsck_errors"] += 1
+            self.fail(where, f"e2fsck -fn after recovery exit {clean.returncode}: {clean.stdout.strip()[-300:]}")
+            return
         files, anchor_file = dump_ledger(self.image_path, self.args.state_dir, self.dump)
         durable, counted = promise if promise else (0, 0)
         if promise:
@@ -340,7 +347,7 @@ def main():
         ("  at a flush / at a FUA write", f"{f['at_flush']} / {f['at_fua']}"),
         ("  between flushes (random subsets)", f"{f['between']} ({f['torn_writes']} torn writes)"),
         ("  with a ledger directory / after a durable mark", f"{f['with_ledger']} / {f['promised_states']}"),
-        ("e2fsck -fp: uncorrected / fixed", f"{f['fsck_errors']} / {f['fsck_fixed']}"),
+        ("e2fsck: inconsistent / journal replayed", f"{f['fsck_errors']} / {f['fsck_fixed']}"),
         ("corrupt records (torn tails apart)", f["corrupt"]),
         ("torn tails (cut by the agent at start)", f["torn_tails"]),
         ("duplicated records", f["duplicates"]),

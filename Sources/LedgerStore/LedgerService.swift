@@ -43,6 +43,9 @@ public final class LedgerService {
     /// What failed (operation and errno), so a retry failing the same way stays quiet while
     /// the message (with its growing backlog count) is kept current for `health`.
     private var degradedCause: String?
+    /// When the current outage began (nil when it began at start) and what failed first.
+    private var faultStart: Double?
+    private var faultSummary: String?
     private var nextRetry: Double?
     /// `now` of the last append that reached the disk.
     public private(set) var lastCheckpointTime: Double?
@@ -336,7 +339,7 @@ public final class LedgerService {
                 try prepareDirectories()
             } catch {
                 degrade("cannot create the ledger directory \(directory): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now, cause: "\(error.operation) errno \(error.errno)")
+                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot create \(directory): \(error)")
                 return
             }
         }
@@ -356,7 +359,7 @@ public final class LedgerService {
                 if existing == nil { try fs.syncDirectory(directory) }
             } catch {
                 degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now, cause: "\(error.operation) errno \(error.errno)")
+                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot write \(name): \(error)")
                 return
             }
             files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
@@ -375,16 +378,25 @@ public final class LedgerService {
                 return
             }
         }
-        if let message = degradedMessage {
-            logger.notice("ledger: writing again after: \(message); \(written) backlogged record(s) written")
+        if degradedMessage != nil {
+            let lasted = faultStart.map { "after \(Int((now - $0).rounded())) s" } ?? "after a failure at start"
+            logger.notice("ledger: writing again \(lasted); \(written) backlogged record(s) written; the failure was: \(faultSummary ?? "unknown")")
             degradedMessage = nil
             degradedCause = nil
+            faultStart = nil
+            faultSummary = nil
         }
         nextRetry = nil
     }
 
     /// One error line when writing starts to fail (or fails a new way), not one per retry.
-    private func degrade(_ message: String, now: Double?, cause: String? = nil) {
+    /// `summary`: the failure without the advice and counts of `message`, for the notice that
+    /// ends the outage.
+    private func degrade(_ message: String, now: Double?, cause: String? = nil, summary: String? = nil) {
+        if degradedMessage == nil {
+            faultStart = now
+            faultSummary = summary ?? message
+        }
         let cause = cause ?? message
         if degradedCause != cause { logger.error("ledger: \(message)") }
         degradedCause = cause

@@ -151,6 +151,11 @@ import Testing
         #expect(report.steps == 600 && report.records == 6 && report.isClean)
         #expect(logs.all.filter { $0.hasPrefix("error") }.count == 1)
         #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
+        // The end of the outage says how long it lasted and what failed first, without the
+        // advice and counts of the error line.
+        let recovered = logs.all.first { $0.contains("writing again") } ?? ""
+        #expect(recovered.hasPrefix("notice: ledger: writing again after 343 s; 5 backlogged record(s) written; the failure was: cannot write 2024-06-01.steps: write "))
+        #expect(recovered.hasSuffix("No space left on device (ENOSPC)"))
         // Checkpoints are logged at debug level only, one line per write (not per step).
         let checkpoints = logs.all.filter { $0.contains("checkpoint written") }
         #expect(!checkpoints.isEmpty && checkpoints.allSatisfy { $0.hasPrefix("debug") })
