@@ -37,15 +37,8 @@ vm_fetch_kernel() {
         rm -rf "$VM_KERNEL_DIR"
         mkdir -p "$VM_KERNEL_DIR"
         local download deb
-        download="$(mktemp -d)"
-        # apt drops privileges to _apt for downloads; give it a directory it can write.
-        if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$download"; fi
-        (cd "$download" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
-            cat "$VM_CACHE/apt-download.log" >&2
-            rm -rf "$download"
-            vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
-        }
-        deb="$(ls "$download"/*.deb)"
+        vm_download_kernel_package
+        download="$VM_DOWNLOAD" deb="$VM_DEB"
         dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$VM_KERNEL_DIR" \
             "./boot/vmlinuz-$VM_KERNEL_VERSION" \
             "./lib/modules/$VM_KERNEL_VERSION/kernel/drivers/i2c/i2c-dev.ko" \
@@ -86,6 +79,30 @@ vm_boot() {
     fi
 }
 
+# vm_copy_with_libraries IMAGE FILE: FILE into IMAGE/bin with the loader and every library ldd
+# resolves for it, at their own paths (for dynamic tools like i2c-tools or dmsetup, and glibc).
+vm_copy_with_libraries() {
+    install -m 0755 "$2" "$1/bin/$(basename "$2")"
+    ldd "$2" 2>/dev/null | grep -oE '/[^ ]+' | while read -r lib; do
+        mkdir -p "$1$(dirname "$lib")"
+        cp -L "$lib" "$1$lib"
+    done
+}
+
+# vm_download_kernel_package: apt-get download of $VM_KERNEL_PACKAGE into a new temporary
+# directory; sets VM_DOWNLOAD (the directory, the caller removes it) and VM_DEB (the package).
+vm_download_kernel_package() {
+    VM_DOWNLOAD="$(mktemp -d)"
+    # apt drops privileges to _apt for downloads; give it a directory it can write.
+    if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$VM_DOWNLOAD"; fi
+    (cd "$VM_DOWNLOAD" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
+        cat "$VM_CACHE/apt-download.log" >&2
+        rm -rf "$VM_DOWNLOAD"
+        vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
+    }
+    VM_DEB="$(ls "$VM_DOWNLOAD"/*.deb)"
+}
+
 # vm_fetch_kernel_modules NAME...: after vm_fetch_kernel, the named modules of that kernel and
 # every module they depend on (modprobe --show-depends against the package's own tree), cached
 # in $VM_CACHE/kernel-modules/<package>/<names>/lib/modules/<version>/. Sets VM_MODULES_DIR (copy
@@ -99,14 +116,8 @@ vm_fetch_kernel_modules() {
     rm -rf "$VM_MODULES_DIR"
     mkdir -p "$VM_MODULES_DIR"
     local download deb tree name module
-    download="$(mktemp -d)"
-    if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$download"; fi
-    (cd "$download" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
-        cat "$VM_CACHE/apt-download.log" >&2
-        rm -rf "$download"
-        vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
-    }
-    deb="$(ls "$download"/*.deb)"
+    vm_download_kernel_package
+    download="$VM_DOWNLOAD" deb="$VM_DEB"
     tree="$download/tree"
     mkdir -p "$tree"
     dpkg-deb -x "$deb" "$tree" || { rm -rf "$download"; vm_die "cannot unpack $deb"; }
