@@ -379,7 +379,9 @@ public final class LedgerService {
             }
         }
         if degradedMessage != nil {
-            let lasted = faultStart.map { "after \(Int((now - $0).rounded())) s" } ?? "after a failure at start"
+            // Clock values come from the agent; a jump must not trap the conversion.
+            let seconds = faultStart.map { (now - $0).rounded() }
+            let lasted = seconds.flatMap { Int(exactly: $0) }.map { "after \($0) s" } ?? "after a failure at start"
             logger.notice("ledger: writing again \(lasted); \(written) backlogged record(s) written; the failure was: \(faultSummary ?? "unknown")")
             degradedMessage = nil
             degradedCause = nil
