@@ -26,7 +26,7 @@ struct StatusCommand: ParsableCommand {
         pairs.append(("activity", "\(s.value(atPath: "activity.type")?.stringValue ?? "-") (\(s.value(atPath: "activity.confidence")?.stringValue ?? "-")) since \(TimeText.local(s.value(atPath: "activity.start")?.doubleValue))"))
         pairs.append(("ledger", "\(s.value(atPath: "ledger.health")?.stringValue ?? "-"), \(formatInt(s.value(atPath: "ledger.records"))) records, \(formatInt(s.value(atPath: "ledger.unsaved_steps"))) unsaved steps, last checkpoint \(TimeText.local(s.value(atPath: "ledger.last_checkpoint")?.doubleValue, format: "%H:%M:%S"))"))
         if let problem = s.value(atPath: "ledger.message")?.stringValue {
-            pairs.append(("ledger error", "\(problem) (\(formatInt(s.value(atPath: "ledger.backlog_records"))) records held in memory)"))
+            pairs.append(("ledger error", problem))
         }
         if let caps = s["capabilities"]?.objectValue {
             pairs.append(("capabilities", caps.members.filter { $0.value == true }.map(\.key).joined(separator: ", ")))
