@@ -351,18 +351,26 @@ public final class LedgerService {
             let bytes = batch.flatMap(RecordCodec.encode)
             let name = LedgerFiles.fileName(day: day)
             let existing = files[day]
+            let path = directory + "/" + name
+            var size = (existing?.size ?? 0) + bytes.count
             do throws(FileSystemError) {
-                try fs.appendDurably(directory + "/" + name, bytes, expectedSize: existing?.size ?? 0)
-                // fdatasync made the bytes durable, not the new file's name: until the directory
-                // is synced too, these records are not durable and stay in the backlog (a retry
-                // rewrites the file from 0, cutting what this attempt left).
-                if existing == nil { try fs.syncDirectory(directory) }
+                // A file that went missing counts as empty: rebuilt the same way.
+                let onDisk = existing == nil ? 0 : try fs.fileSize(path) ?? 0
+                if let known = existing, onDisk < known.size {
+                    size = try rebuildDayFile(day: day, name: name, batch: batch, onDisk: onDisk, written: known.size)
+                } else {
+                    try fs.appendDurably(path, bytes, expectedSize: existing?.size ?? 0)
+                    // fdatasync made the bytes durable, not the new file's name: until the
+                    // directory is synced too, these records are not durable and stay in the
+                    // backlog (a retry rewrites the file from 0, cutting what this attempt left).
+                    if existing == nil { try fs.syncDirectory(directory) }
+                }
             } catch {
                 degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
                         now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot write \(name): \(error)")
                 return
             }
-            files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
+            files[day] = DayFile(size: size,
                                  maxSequence: max(existing?.maxSequence ?? 0, batch.last?.sequence ?? 0))
             backlog.removeFirst(count)
             written += count
@@ -389,6 +397,31 @@ public final class LedgerService {
             faultSummary = nil
         }
         nextRetry = nil
+    }
+
+    /// The day file holds fewer bytes than were written and synced to it: the disk lost them
+    /// (a lying write cache, an fsck that cut the file after I/O errors, a restore). Appending
+    /// after the gap would leave those records missing on disk for good, so the file is rebuilt
+    /// from memory, which holds every record of the day, and replaced atomically (a crash
+    /// before the rename leaves the short file and a `.tmp` that recovery drops).
+    private func rebuildDayFile(day: Int, name: String, batch: ArraySlice<StepRecord>, onDisk: Int, written: Int)
+    throws(FileSystemError) -> Int {
+        var records: [StepRecord] = []
+        var anchor: UInt64 = 0
+        let firstBacklog = backlog.first?.sequence ?? .max
+        while true {
+            let page = store.page(after: anchor, below: firstBacklog, limit: LedgerSync.maximumPageSize)
+            records += page.records.filter { LedgerFiles.day(of: $0) == day }
+            guard page.more else { break }
+            anchor = page.newAnchor
+        }
+        let bytes = (records + batch).flatMap(RecordCodec.encode)
+        let path = directory + "/" + name
+        try fs.writeFileDurably(path + ".tmp", bytes)
+        try fs.rename(path + ".tmp", to: path)
+        try fs.syncDirectory(directory)
+        logger.warning("ledger: \(name) held \(onDisk) byte(s) on disk but \(written) had been written and synced: the disk lost data; rewrote the file from memory with \(records.count + batch.count) record(s)")
+        return bytes.count
     }
 
     /// One error line when writing starts to fail (or fails a new way), not one per retry.

@@ -199,6 +199,33 @@ import Testing
         #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
     }
 
+    @Test func aDayFileThatLostSyncedBytesIsRebuiltFromMemory() throws {
+        // The disk lost what was synced (a lying cache, an fsck cutting the file after I/O
+        // errors): before, every later append failed with "file shorter than the ledger wrote
+        // it" and the records stayed in memory for good. Now the file is rebuilt from memory.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: logs.logger)
+        service.addDetectedSteps(times: steps(300, from: t0), distance: 0, activity: .walking, now: t0 + 150)
+        try service.addSample(ExternalSample(start: t0 - 600, end: t0 - 300, steps: 200, source: phone), now: t0 + 151)
+        let path = dir + "/ledger/2024-06-01.steps"
+        let firstLine = try #require(try PosixFileSystem().readFile(path).firstIndex(of: 0x0A)) + 1
+        #expect(Glibc.truncate(path, off_t(firstLine)) == 0)
+        service.addDetectedSteps(times: steps(100, from: t0 + 200), distance: 0, activity: .walking, now: t0 + 260)
+        #expect(service.health.state == .ok && service.health.backlogRecords == 0)
+        var report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.isClean && report.records == 5 && report.steps == 600)
+        #expect(logs.all.contains { $0.hasPrefix("warning: ledger: 2024-06-01.steps held \(firstLine) byte(s) on disk") })
+        // A day file that vanished is rebuilt the same way.
+        #expect(unlink(path) == 0)
+        service.addDetectedSteps(times: steps(100, from: t0 + 300), distance: 0, activity: .walking, now: t0 + 360)
+        report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.isClean && report.records == 6 && report.steps == 700 && service.health.state == .ok)
+        let again = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        #expect(again.recordedSteps == 700)
+    }
+
     @Test func boundedBacklogStillCounts() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
