@@ -37,15 +37,8 @@ vm_fetch_kernel() {
         rm -rf "$VM_KERNEL_DIR"
         mkdir -p "$VM_KERNEL_DIR"
         local download deb
-        download="$(mktemp -d)"
-        # apt drops privileges to _apt for downloads; give it a directory it can write.
-        if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$download"; fi
-        (cd "$download" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
-            cat "$VM_CACHE/apt-download.log" >&2
-            rm -rf "$download"
-            vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
-        }
-        deb="$(ls "$download"/*.deb)"
+        vm_download_kernel_package
+        download="$VM_DOWNLOAD" deb="$VM_DEB"
         dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$VM_KERNEL_DIR" \
             "./boot/vmlinuz-$VM_KERNEL_VERSION" \
             "./lib/modules/$VM_KERNEL_VERSION/kernel/drivers/i2c/i2c-dev.ko" \
@@ -65,12 +58,13 @@ vm_fetch_kernel() {
 
 # vm_boot TIMEOUT SERIAL_LOG INITRD MEMORY_MB APPEND: boots the kernel under TCG, shows the VM's
 # "$VM_TAG: " lines as they come, and sets VM_VERDICT to the last PASS/FAIL line (dies without one).
-# The guest powers off; -no-reboot turns a panic into an exit; timeout bounds a hang.
+# The guest powers off; -no-reboot turns a panic into an exit; timeout bounds a hang. An array
+# VM_QEMU_EXTRA, when set, adds QEMU arguments (disks).
 vm_boot() {
     local limit=$1 serial=$2 initrd=$3 memory=$4 append=$5 qemu_status
     set +e
     timeout --foreground -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -m "$memory" -smp 1 -nographic -no-reboot \
-        -kernel "$VM_VMLINUZ" -initrd "$initrd" -append "$append" </dev/null 2>&1 \
+        -kernel "$VM_VMLINUZ" -initrd "$initrd" -append "$append" ${VM_QEMU_EXTRA[@]+"${VM_QEMU_EXTRA[@]}"} </dev/null 2>&1 \
         | tr -d '\r' | tee "$serial" | grep --line-buffered "^$VM_TAG: " | grep --line-buffered -v "^$VM_TAG: \(PASS\|FAIL\)"
     local status=("${PIPESTATUS[@]}")
     set -e
@@ -83,4 +77,63 @@ vm_boot() {
         fi
         vm_die "QEMU exited with status $qemu_status before the test ran (serial log: $serial)"
     fi
+}
+
+# vm_copy_with_libraries IMAGE FILE: FILE into IMAGE/bin with the loader and every library ldd
+# resolves for it, at their own paths (for dynamic tools like i2c-tools or dmsetup, and glibc).
+vm_copy_with_libraries() {
+    install -m 0755 "$2" "$1/bin/$(basename "$2")"
+    ldd "$2" 2>/dev/null | grep -oE '/[^ ]+' | while read -r lib; do
+        mkdir -p "$1$(dirname "$lib")"
+        cp -L "$lib" "$1$lib"
+    done
+}
+
+# vm_download_kernel_package: apt-get download of $VM_KERNEL_PACKAGE into a new temporary
+# directory; sets VM_DOWNLOAD (the directory, the caller removes it) and VM_DEB (the package).
+vm_download_kernel_package() {
+    VM_DOWNLOAD="$(mktemp -d)"
+    # apt drops privileges to _apt for downloads; give it a directory it can write.
+    if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$VM_DOWNLOAD"; fi
+    (cd "$VM_DOWNLOAD" && apt-get download -q "$VM_KERNEL_PACKAGE") >"$VM_CACHE/apt-download.log" 2>&1 || {
+        cat "$VM_CACHE/apt-download.log" >&2
+        rm -rf "$VM_DOWNLOAD"
+        vm_die "apt-get download $VM_KERNEL_PACKAGE failed"
+    }
+    VM_DEB="$(ls "$VM_DOWNLOAD"/*.deb)"
+}
+
+# vm_fetch_kernel_modules NAME...: after vm_fetch_kernel, the named modules of that kernel and
+# every module they depend on (modprobe --show-depends against the package's own tree), cached
+# in $VM_CACHE/kernel-modules/<package>/<names>/lib/modules/<version>/. Sets VM_MODULES_DIR (copy
+# its lib/ into an image, then run depmod there). Used by scripts/power-loss-test (ext4, dm-*).
+vm_fetch_kernel_modules() {
+    local key
+    key="$(printf '%s\n' "$@" | sort | tr '\n' ' ' | md5sum | cut -c1-12)"
+    VM_MODULES_DIR="$VM_CACHE/kernel-modules/$VM_KERNEL_PACKAGE/$key"
+    [ -f "$VM_MODULES_DIR/complete" ] && return 0
+    echo "$VM_TAG: fetching $VM_KERNEL_PACKAGE for the modules $*"
+    rm -rf "$VM_MODULES_DIR"
+    mkdir -p "$VM_MODULES_DIR"
+    local download deb tree name module
+    vm_download_kernel_package
+    download="$VM_DOWNLOAD" deb="$VM_DEB"
+    tree="$download/tree"
+    mkdir -p "$tree"
+    dpkg-deb -x "$deb" "$tree" || { rm -rf "$download"; vm_die "cannot unpack $deb"; }
+    depmod -b "$tree" "$VM_KERNEL_VERSION" || { rm -rf "$download"; vm_die "depmod on $deb failed"; }
+    for name in "$@"; do
+        modprobe -d "$tree" -S "$VM_KERNEL_VERSION" --show-depends "$name" >"$download/deps" 2>&1 || {
+            cat "$download/deps" >&2
+            rm -rf "$download"
+            vm_die "$VM_KERNEL_PACKAGE has no module $name"
+        }
+        # Lines are "insmod /path/x.ko [options]" or "builtin x".
+        awk '$1 == "insmod" { print $2 }' "$download/deps" | while read -r module; do
+            mkdir -p "$VM_MODULES_DIR$(dirname "${module#"$tree"}")"
+            cp "$module" "$VM_MODULES_DIR${module#"$tree"}"
+        done
+    done
+    rm -rf "$download"
+    touch "$VM_MODULES_DIR/complete"
 }

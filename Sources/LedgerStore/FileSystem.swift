@@ -42,7 +42,10 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 public protocol LedgerFileSystem: AnyObject {
     /// Entry names, or nil when the directory does not exist.
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]?
-    func makeDirectory(_ path: String) throws(FileSystemError)
+    /// Creates the directory; true when it did not exist before. The new entry is durable only
+    /// once its parent is synced (`syncDirectory`).
+    @discardableResult
+    func makeDirectory(_ path: String) throws(FileSystemError) -> Bool
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8]
     /// Size in bytes, nil when absent.
     func fileSize(_ path: String) throws(FileSystemError) -> Int?
@@ -80,10 +83,11 @@ public final class PosixFileSystem: LedgerFileSystem {
         return names
     }
 
-    public func makeDirectory(_ path: String) throws(FileSystemError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw FileSystemError(operation: "mkdir", path: path, errno: errno)
-        }
+    @discardableResult
+    public func makeDirectory(_ path: String) throws(FileSystemError) -> Bool {
+        if mkdir(path, 0o755) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw FileSystemError(operation: "mkdir", path: path, errno: errno)
     }
 
     public func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {

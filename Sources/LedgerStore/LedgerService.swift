@@ -6,6 +6,10 @@ import StepdModel
 /// records plus the live steps. Single-threaded like the agent's loop; never reads a clock.
 public final class LedgerService {
     public let directory: String
+    private let stateDirectory: String
+    private var directoriesExist = false
+    private var stateDirectoryUnsynced = false
+    private var ledgerDirectoryUnsynced = false
     private let options: LedgerOptions
     private let logger: EventLogger
     private let fs: any LedgerFileSystem
@@ -45,6 +49,9 @@ public final class LedgerService {
     /// What failed (operation and errno), so a retry failing the same way stays quiet while
     /// the message (with its growing backlog count) is kept current for `health`.
     private var degradedCause: String?
+    /// When the current outage began (nil when it began at start) and what failed first.
+    private var faultStart: Double?
+    private var faultSummary: String?
     private var nextRetry: Double?
     /// `now` of the last append that reached the disk.
     public private(set) var lastCheckpointTime: Double?
@@ -69,13 +76,42 @@ public final class LedgerService {
         self.logger = logger
         self.fs = options.fileSystem
         self.sourcePriority = options.sourcePriority
+        self.stateDirectory = stateDirectory
         do throws(FileSystemError) {
-            try fs.makeDirectory(stateDirectory)
-            try fs.makeDirectory(directory)
+            try prepareDirectories()
         } catch {
             degrade("cannot create the ledger directory: \(error); steps are kept in memory until it can be written", now: nil)
         }
         try load()
+    }
+
+    /// Creates the state and ledger directories when missing (again on every write until that
+    /// worked: a file system read-only at boot may turn writable later), and syncs each new one
+    /// into its parent. A new directory survives a power cut only once the directory holding it
+    /// is synced; a file system that does not commit names with a file's fdatasync could
+    /// otherwise lose the whole ledger directory with every record "durably" written into it.
+    private func prepareDirectories() throws(FileSystemError) {
+        if !directoriesExist {
+            if try fs.makeDirectory(stateDirectory) { stateDirectoryUnsynced = true }
+            if try fs.makeDirectory(directory) { ledgerDirectoryUnsynced = true }
+            directoriesExist = true
+        }
+        if stateDirectoryUnsynced {
+            try fs.syncDirectory(Self.parentDirectory(of: stateDirectory))
+            stateDirectoryUnsynced = false
+        }
+        if ledgerDirectoryUnsynced {
+            try fs.syncDirectory(stateDirectory)
+            ledgerDirectoryUnsynced = false
+        }
+    }
+
+    /// "/var/lib/stepd" -> "/var/lib", "state" -> ".", "/state" -> "/".
+    public static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     private func load() throws(LedgerError) {
@@ -347,6 +383,15 @@ public final class LedgerService {
                 onChange?(change)
             }
         }
+        if !backlog.isEmpty {
+            do throws(FileSystemError) {
+                try prepareDirectories()
+            } catch {
+                degrade("cannot create the ledger directory \(directory): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
+                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot create \(directory): \(error)")
+                return
+            }
+        }
         while !backlog.isEmpty {
             let day = LedgerFiles.day(of: backlog[0])
             var count = 0
@@ -355,14 +400,26 @@ public final class LedgerService {
             let bytes = batch.flatMap(RecordCodec.encode)
             let name = LedgerFiles.fileName(day: day)
             let existing = files[day]
+            let path = directory + "/" + name
+            var size = (existing?.size ?? 0) + bytes.count
             do throws(FileSystemError) {
-                try fs.appendDurably(directory + "/" + name, bytes, expectedSize: existing?.size ?? 0)
+                // A file that went missing counts as empty: rebuilt the same way.
+                let onDisk = existing == nil ? 0 : try fs.fileSize(path) ?? 0
+                if let known = existing, onDisk < known.size {
+                    size = try rebuildDayFile(day: day, name: name, batch: batch, onDisk: onDisk, written: known.size)
+                } else {
+                    try fs.appendDurably(path, bytes, expectedSize: existing?.size ?? 0)
+                    // fdatasync made the bytes durable, not the new file's name: until the
+                    // directory is synced too, these records are not durable and stay in the
+                    // backlog (a retry rewrites the file from 0, cutting what this attempt left).
+                    if existing == nil { try fs.syncDirectory(directory) }
+                }
             } catch {
                 degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now, cause: "\(error.operation) errno \(error.errno)")
+                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot write \(name): \(error)")
                 return
             }
-            files[day] = DayFile(size: (existing?.size ?? 0) + bytes.count,
+            files[day] = DayFile(size: size,
                                  maxSequence: max(existing?.maxSequence ?? 0, batch.last?.sequence ?? 0))
             for record in batch {
                 if record.isTombstone {
@@ -377,7 +434,6 @@ public final class LedgerService {
             written += count
             lastCheckpointTime = now
             logger.debug("ledger: checkpoint written: \(count) record(s), \(batch.reduce(0) { $0 + $1.steps }) step(s), \(name) now \(files[day]?.size ?? 0) bytes")
-            if existing == nil { directoryNeedsSync = true }
         }
         if directoryNeedsSync {
             do throws(FileSystemError) {
@@ -388,16 +444,52 @@ public final class LedgerService {
                 return
             }
         }
-        if let message = degradedMessage {
-            logger.notice("ledger: writing again after: \(message); \(written) backlogged record(s) written")
+        if degradedMessage != nil {
+            // Clock values come from the agent; a jump must not trap the conversion.
+            let seconds = faultStart.map { (now - $0).rounded() }
+            let lasted = seconds.flatMap { Int(exactly: $0) }.map { "after \($0) s" } ?? "after a failure at start"
+            logger.notice("ledger: writing again \(lasted); \(written) backlogged record(s) written; the failure was: \(faultSummary ?? "unknown")")
             degradedMessage = nil
             degradedCause = nil
+            faultStart = nil
+            faultSummary = nil
         }
         nextRetry = nil
     }
 
+    /// The day file holds fewer bytes than were written and synced to it: the disk lost them
+    /// (a lying write cache, an fsck that cut the file after I/O errors, a restore). Appending
+    /// after the gap would leave those records missing on disk for good, so the file is rebuilt
+    /// from memory, which holds every record of the day, and replaced atomically (a crash
+    /// before the rename leaves the short file and a `.tmp` that recovery drops).
+    private func rebuildDayFile(day: Int, name: String, batch: ArraySlice<StepRecord>, onDisk: Int, written: Int)
+    throws(FileSystemError) -> Int {
+        var records: [StepRecord] = []
+        var anchor: UInt64 = 0
+        let firstBacklog = backlog.first?.sequence ?? .max
+        while true {
+            let page = store.page(after: anchor, below: firstBacklog, limit: LedgerSync.maximumPageSize)
+            records += page.records.filter { LedgerFiles.day(of: $0) == day }
+            guard page.more else { break }
+            anchor = page.newAnchor
+        }
+        let bytes = (records + batch).flatMap(RecordCodec.encode)
+        let path = directory + "/" + name
+        try fs.writeFileDurably(path + ".tmp", bytes)
+        try fs.rename(path + ".tmp", to: path)
+        try fs.syncDirectory(directory)
+        logger.warning("ledger: \(name) held \(onDisk) byte(s) on disk but \(written) had been written and synced: the disk lost data; rewrote the file from memory with \(records.count + batch.count) record(s)")
+        return bytes.count
+    }
+
     /// One error line when writing starts to fail (or fails a new way), not one per retry.
-    private func degrade(_ message: String, now: Double?, cause: String? = nil) {
+    /// `summary`: the failure without the advice and counts of `message`, for the notice that
+    /// ends the outage.
+    private func degrade(_ message: String, now: Double?, cause: String? = nil, summary: String? = nil) {
+        if degradedMessage == nil {
+            faultStart = now
+            faultSummary = summary ?? message
+        }
         let cause = cause ?? message
         if degradedCause != cause { logger.error("ledger: \(message)") }
         degradedCause = cause

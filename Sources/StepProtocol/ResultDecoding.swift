@@ -140,7 +140,8 @@ extension StatusResult {
             stepsToday: try steps.int("today"), stepsSinceStart: try steps.int("since_start"),
             activity: try ActivityResult(json: f.object["activity"] ?? .null),
             ledger: Ledger(health: try ledger.string("health"), records: try ledger.int("records"),
-                           unsavedSteps: try ledger.int("unsaved_steps"), lastCheckpoint: try ledger.optionalDouble("last_checkpoint")),
+                           unsavedSteps: try ledger.int("unsaved_steps"), lastCheckpoint: try ledger.optionalDouble("last_checkpoint"),
+                           message: try ledger.optionalString("message"), backlogRecords: try ledger.int("backlog_records")),
             clients: try f.int("clients"), details: details, extra: extra)
     }
 }

@@ -71,11 +71,18 @@ public struct StatusResult: RPCResult, Equatable {
         public var records: Int
         public var unsavedSteps: Int
         public var lastCheckpoint: Double?
-        public init(health: String, records: Int, unsavedSteps: Int, lastCheckpoint: Double?) {
+        /// Why the ledger is degraded (file, error, errno name), nil while healthy.
+        public var message: String?
+        /// Records held in memory because the disk could not take them.
+        public var backlogRecords: Int
+        public init(health: String, records: Int, unsavedSteps: Int, lastCheckpoint: Double?, message: String? = nil,
+                    backlogRecords: Int = 0) {
             self.health = health
             self.records = records
             self.unsavedSteps = unsavedSteps
             self.lastCheckpoint = lastCheckpoint
+            self.message = message
+            self.backlogRecords = backlogRecords
         }
     }
 
@@ -142,6 +149,7 @@ public struct StatusResult: RPCResult, Equatable {
             "ledger": [
                 "health": .string(ledger.health), "records": .int(ledger.records),
                 "unsaved_steps": .int(ledger.unsavedSteps), "last_checkpoint": .double(ledger.lastCheckpoint),
+                "backlog_records": .int(ledger.backlogRecords), "message": .string(ledger.message),
             ],
             "clients": .int(clients),
         ]

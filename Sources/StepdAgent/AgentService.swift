@@ -35,7 +35,8 @@ final class AgentService: StepdService {
             stepsSinceStart: snapshot.stepsSinceStart,
             activity: currentActivity(),
             ledger: .init(health: snapshot.ledgerHealthState, records: snapshot.ledgerRecords,
-                          unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: ledger.lastCheckpointTime),
+                          unsavedSteps: snapshot.unsavedSteps, lastCheckpoint: ledger.lastCheckpointTime,
+                          message: ledger.health.message, backlogRecords: ledger.health.backlogRecords),
             clients: snapshot.clients,
             details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
                                   replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory))

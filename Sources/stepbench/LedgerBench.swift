@@ -72,8 +72,8 @@ struct LedgerBench: ParsableCommand {
                     if range.upperBound <= bytes.count && Array(bytes[range]) == line { expected.append(originals[index].sequence) }
                 }
                 let state = base + "/run-\(iteration)"
-                try? fs.makeDirectory(state)
-                try? fs.makeDirectory(state + "/ledger")
+                _ = try? fs.makeDirectory(state)
+                _ = try? fs.makeDirectory(state + "/ledger")
                 try fs.writeFileDurably(state + "/ledger/" + fileName, bytes)
                 let service = try LedgerService(stateDirectory: state, options: LedgerOptions(), logger: .silent)
                 let recovered = LedgerFileScan(bytes: try fs.readFile(state + "/ledger/" + fileName))
@@ -198,7 +198,7 @@ struct LedgerBench: ParsableCommand {
             do { zone = try TimeZoneLoader.load(timeZone) } catch { throw ValidationError("\(error)") }
             guard days >= 1 && days <= 3660 else { throw ValidationError("--days must be 1...3660") }
             let fs = PosixFileSystem()
-            try? fs.makeDirectory(stateDir)
+            _ = try? fs.makeDirectory(stateDir)
             if let existing = try fs.listDirectory(stateDir + "/" + LedgerFiles.directoryName),
                existing.contains(where: { LedgerFiles.day(ofFileName: $0) != nil }) {
                 throw ValidationError("\(stateDir)/\(LedgerFiles.directoryName) already holds day files; use an empty state directory")
@@ -219,7 +219,7 @@ extension LedgerBench {
         -> (records: Int, watchRecords: Int, bytes: Int) {
             var random = SplitMix64(seed: seed)
             let fs = PosixFileSystem()
-            try? fs.makeDirectory(state + "/ledger")
+            _ = try? fs.makeDirectory(state + "/ledger")
             let detector = SampleSource(id: "this-device", kind: .detector)
             let watch = SampleSource(id: "watch-1", kind: .device)
             var sequence: UInt64 = 0

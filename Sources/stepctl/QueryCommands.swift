@@ -26,6 +26,7 @@ struct StatusCommand: ParsableCommand {
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
         pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(TimeText.local(s.activity.start))"))
         pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(TimeText.local(s.ledger.lastCheckpoint, format: "%H:%M:%S"))"))
+        if let problem = s.ledger.message { pairs.append(("ledger error", problem)) }
         let caps = s.capabilities
         let names = [("step_counting", caps.stepCounting), ("distance", caps.distance), ("cadence", caps.cadence),
                      ("pace", caps.pace), ("floors", caps.floors), ("activity", caps.activity)]

@@ -151,6 +151,11 @@ import Testing
         #expect(report.steps == 600 && report.records == 6 && report.isClean)
         #expect(logs.all.filter { $0.hasPrefix("error") }.count == 1)
         #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
+        // The end of the outage says how long it lasted and what failed first, without the
+        // advice and counts of the error line.
+        let recovered = logs.all.first { $0.contains("writing again") } ?? ""
+        #expect(recovered.hasPrefix("notice: ledger: writing again after 343 s; 5 backlogged record(s) written; the failure was: cannot write 2024-06-01.steps: write "))
+        #expect(recovered.hasSuffix("No space left on device (ENOSPC)"))
         // Checkpoints are logged at debug level only, one line per write (not per step).
         let checkpoints = logs.all.filter { $0.contains("checkpoint written") }
         #expect(!checkpoints.isEmpty && checkpoints.allSatisfy { $0.hasPrefix("debug") })
@@ -169,6 +174,56 @@ import Testing
         fs.failWrites = nil
         service.shutdown(now: t0 + 100)
         #expect(try LedgerVerifier.verify(stateDirectory: dir).steps == 150)
+    }
+
+    @Test func readOnlyAtBootThenWritableCreatesTheDirectoryAndCatchesUp() throws {
+        // A fresh state directory on a file system that is read-only at boot: mkdir fails. Once
+        // it turns writable the directory must be created then; before, every retry failed
+        // with ENOENT because the directory was only ever created at start.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        fs.failDirectories = EROFS
+        fs.failWrites = EROFS
+        let logs = LogCollector()
+        let state = dir + "/state"
+        let service = try LedgerService(stateDirectory: state, options: options(fs), logger: logs.logger)
+        service.addDetectedSteps(times: steps(250, from: t0), distance: 0, activity: .walking, now: t0 + 130)
+        #expect(service.health.state == .degraded && service.health.backlogRecords == 2)
+        #expect(service.health.message?.contains("EROFS") == true)
+        fs.failDirectories = nil
+        fs.failWrites = nil
+        service.tick(now: t0 + 200)
+        #expect(service.health.state == .ok && service.health.backlogRecords == 0)
+        #expect(try LedgerVerifier.verify(stateDirectory: state).steps == 250)  // the tick also cut the 50 waiting 60 s
+        #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
+    }
+
+    @Test func aDayFileThatLostSyncedBytesIsRebuiltFromMemory() throws {
+        // The disk lost what was synced (a lying cache, an fsck cutting the file after I/O
+        // errors): before, every later append failed with "file shorter than the ledger wrote
+        // it" and the records stayed in memory for good. Now the file is rebuilt from memory.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: options(), logger: logs.logger)
+        service.addDetectedSteps(times: steps(300, from: t0), distance: 0, activity: .walking, now: t0 + 150)
+        try service.addSample(ExternalSample(start: t0 - 600, end: t0 - 300, steps: 200, source: phone), now: t0 + 151)
+        let path = dir + "/ledger/2024-06-01.steps"
+        let firstLine = try #require(try PosixFileSystem().readFile(path).firstIndex(of: 0x0A)) + 1
+        #expect(Glibc.truncate(path, off_t(firstLine)) == 0)
+        service.addDetectedSteps(times: steps(100, from: t0 + 200), distance: 0, activity: .walking, now: t0 + 260)
+        #expect(service.health.state == .ok && service.health.backlogRecords == 0)
+        var report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.isClean && report.records == 5 && report.steps == 600)
+        #expect(logs.all.contains { $0.hasPrefix("warning: ledger: 2024-06-01.steps held \(firstLine) byte(s) on disk") })
+        // A day file that vanished is rebuilt the same way.
+        #expect(unlink(path) == 0)
+        service.addDetectedSteps(times: steps(100, from: t0 + 300), distance: 0, activity: .walking, now: t0 + 360)
+        report = try LedgerVerifier.verify(stateDirectory: dir)
+        #expect(report.isClean && report.records == 6 && report.steps == 700 && service.health.state == .ok)
+        let again = try LedgerService(stateDirectory: dir, options: options(), logger: .silent)
+        #expect(again.recordedSteps == 700)
     }
 
     @Test func boundedBacklogStillCounts() throws {

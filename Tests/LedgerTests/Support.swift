@@ -22,10 +22,15 @@ func removeTree(_ path: String) {
 final class FaultyFileSystem: LedgerFileSystem {
     let real = PosixFileSystem()
     var failWrites: Int32?
+    /// errno for mkdir while set (a file system mounted read-only at boot).
+    var failDirectories: Int32?
     var appendCount = 0
 
     func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try real.listDirectory(path) }
-    func makeDirectory(_ path: String) throws(FileSystemError) { try real.makeDirectory(path) }
+    func makeDirectory(_ path: String) throws(FileSystemError) -> Bool {
+        if let code = failDirectories { throw FileSystemError(operation: "mkdir", path: path, errno: code) }
+        return try real.makeDirectory(path)
+    }
     func readFile(_ path: String) throws(FileSystemError) -> [UInt8] { try real.readFile(path) }
     func fileSize(_ path: String) throws(FileSystemError) -> Int? { try real.fileSize(path) }
     func appendDurably(_ path: String, _ bytes: [UInt8], expectedSize: Int) throws(FileSystemError) {

@@ -14,11 +14,24 @@ import Testing
         #expect(status.value(atPath: "sensor.model") == "mpu6050")
         #expect(status.value(atPath: "sensor.samples") == 400)
         #expect(status["clients"] == 1)
+        #expect(status.value(atPath: "ledger.message") == .null)
+        #expect(status.value(atPath: "ledger.backlog_records") == 0)
         let steps = try client.call(.stepsQuery, ["start": 1_700_000_000, "end": 1_700_000_100])
         #expect(steps["steps"] == 10)
         #expect(steps["pace_s_per_m"] == .null)
         let collection = try client.call(.stepsCollection, ["today": true, "interval": ["hours": 1]])
         #expect(collection["buckets"]?.arrayValue?.count == 1)
+    }
+
+    @Test func degradedLedgerSaysWhyInStatus() {
+        let ledger = StatusResult.Ledger(health: "degraded", records: 12, unsavedSteps: 40, lastCheckpoint: 1_700_000_000,
+                                         message: "cannot write 2024-06-01.steps: ... (ENOSPC)", backlogRecords: 3)
+        var status = (try? FakeService().status())
+        status?.ledger = ledger
+        let json = status?.json
+        #expect(json?.value(atPath: "ledger.health") == "degraded")
+        #expect(json?.value(atPath: "ledger.message") == "cannot write 2024-06-01.steps: ... (ENOSPC)")
+        #expect(json?.value(atPath: "ledger.backlog_records") == 3)
     }
 
     @Test func errorsAreJSONRPCErrors() throws {
