@@ -187,21 +187,7 @@ public struct SampleStore: Sendable {
 
     public init(_ records: [StepRecord] = []) {
         items.reserveCapacity(records.count)
-        var deleted = Set<UInt64>()
-        for record in records {
-            items.append(CompactSample(record, source: sources.intern(record.source)))
-            if record.isTombstone {
-                deletions[record.sequence] = record.deletes
-                deleted.insert(record.deletes)
-            }
-        }
-        if !deleted.isEmpty {
-            for index in items.indices where !items[index].isTombstone && deleted.contains(items[index].sequence) {
-                items[index].bits |= CompactSample.deletedBit
-            }
-        }
-        items.sort(by: CompactSample.order)
-        refreshIndex()
+        append(records)
     }
 
     /// Records and tombstones held.
@@ -218,6 +204,11 @@ public struct SampleStore: Sendable {
             if let record = records.first { insert(record) }
             return
         }
+        append(records)
+    }
+
+    /// Appends records, marks what their tombstones delete, then sorts and re-indexes once.
+    private mutating func append(_ records: [StepRecord]) {
         var deleted = Set<UInt64>()
         for record in records {
             items.append(CompactSample(record, source: sources.intern(record.source)))

@@ -106,6 +106,15 @@ public final class LedgerService {
         }
     }
 
+    /// Replaces a file in the ledger directory atomically and durably: the new content is written
+    /// and synced beside it, renamed over it, and the directory synced so the rename survives a
+    /// power cut. A crash at any point leaves the old file or the new one, never a mix.
+    private func replaceDurably(_ path: String, _ bytes: [UInt8]) throws(FileSystemError) {
+        try fs.writeFileDurably(path + ".tmp", bytes)
+        try fs.rename(path + ".tmp", to: path)
+        try fs.syncDirectory(directory)
+    }
+
     /// "/var/lib/stepd" -> "/var/lib", "state" -> ".", "/state" -> "/".
     public static func parentDirectory(of path: String) -> String {
         var trimmed = Substring(path)
@@ -475,9 +484,7 @@ public final class LedgerService {
         }
         let bytes = (records + batch).flatMap(RecordCodec.encode)
         let path = directory + "/" + name
-        try fs.writeFileDurably(path + ".tmp", bytes)
-        try fs.rename(path + ".tmp", to: path)
-        try fs.syncDirectory(directory)
+        try replaceDurably(path, bytes)
         logger.warning("ledger: \(name) held \(onDisk) byte(s) on disk but \(written) had been written and synced: the disk lost data; rewrote the file from memory with \(records.count + batch.count) record(s)")
         return bytes.count
     }
@@ -614,8 +621,8 @@ public final class LedgerService {
         }
         let path = directory + "/" + LedgerFiles.syncFileName
         do throws(FileSystemError) {
-            try fs.writeFileDurably(path + ".new", LedgerFiles.encodeSync(entries))
-            try fs.rename(path + ".new", to: path)
+            // Synced like the records: a lost rename could let a retried add be stored twice.
+            try replaceDurably(path, LedgerFiles.encodeSync(entries))
         } catch {
             logger.warning("ledger: cannot save sync identifiers: \(error); they hold until the agent restarts")
         }
@@ -635,9 +642,7 @@ public final class LedgerService {
         for source in order where !unique.contains(source) { unique.append(source) }
         let path = directory + "/" + LedgerFiles.priorityFileName
         do throws(FileSystemError) {
-            try fs.writeFileDurably(path + ".new", LedgerFiles.encodePriority(unique))
-            try fs.rename(path + ".new", to: path)
-            try fs.syncDirectory(directory)
+            try replaceDurably(path, LedgerFiles.encodePriority(unique))
         } catch {
             throw .fileSystem(error)
         }
@@ -736,9 +741,7 @@ public final class LedgerService {
         if anchor > ackedAnchor {
             let path = directory + "/" + LedgerFiles.anchorFileName
             do throws(FileSystemError) {
-                try fs.writeFileDurably(path + ".new", LedgerFiles.encodeAnchor(anchor))
-                try fs.rename(path + ".new", to: path)
-                try fs.syncDirectory(directory)
+                try replaceDurably(path, LedgerFiles.encodeAnchor(anchor))
             } catch {
                 throw .fileSystem(error)
             }

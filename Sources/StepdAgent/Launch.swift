@@ -186,7 +186,11 @@ public enum AgentLauncher {
                 settings: SensorSettings(chip: chip), clockErrorPercent: options.sensorClockError ?? 0,
                 clockDriftPercentPerMinute: options.sensorClockDrift ?? 0))
         }
-        if let path = options.boardPath {
+        if options.simulateRecording == nil {
+            let path = options.boardPath ?? defaultBoardPath
+            guard options.boardPath != nil || access(defaultBoardPath, F_OK) == 0 else {
+                return .failure(PlanProblem(message: "no sensor configured: \(defaultBoardPath) does not exist; pass --board FILE for a real sensor (scripts/install puts one there) or --simulate builtin|RECORDING for a simulated one"))
+            }
             let board: Board
             do {
                 board = try BoardLoader.load(path: path)
@@ -194,18 +198,6 @@ public enum AgentLauncher {
                 return .failure(PlanProblem(message: "\(error)"))
             }
             return plan(for: board, file: path, options: options, faults: faults)
-        }
-        if options.simulateRecording == nil {
-            guard access(defaultBoardPath, F_OK) == 0 else {
-                return .failure(PlanProblem(message: "no sensor configured: \(defaultBoardPath) does not exist; pass --board FILE for a real sensor (scripts/install puts one there) or --simulate builtin|RECORDING for a simulated one"))
-            }
-            let board: Board
-            do {
-                board = try BoardLoader.load(path: defaultBoardPath)
-            } catch {
-                return .failure(PlanProblem(message: "\(error)"))
-            }
-            return plan(for: board, file: defaultBoardPath, options: options, faults: faults)
         }
         let builtIn: Board
         do {
