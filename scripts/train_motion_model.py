@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the activity classifier and regenerate Sources/MotionCore/MotionModelParameters.swift.
 
-Usage: scripts/train_motion_model.py [--stepctl PATH] [--data DIR]... [--no-cv] [--reuse]
+Usage: scripts/train_motion_model.py [--stepctl PATH] [--data DIR]... [--no-cv] [--reuse] [--keep-folds DIR]
        scripts/train_motion_model.py --check      (cheap: is the generated file current?)
 
 One command, one implementation: the feature vectors are the ones the Swift engine computes
@@ -377,13 +377,17 @@ enum MotionModelParameters {{
         f.write(text)
 
 
-def fold_steps(stepbench, pair, mcount, count, datasets, held_names):
-    """Step counts of the held-out recordings by the Swift engine with the fold's model."""
+def fold_steps(stepbench, pair, mcount, count, datasets, held_names, keep=None):
+    """Step counts of the held-out recordings by the Swift engine with the fold's model; with
+    `keep` (a path) the fold's model is also written there."""
     import tempfile
     model = {'classes': CLASSES, 'full': export(pair[0], count), 'magnitude_only': export(pair[1], mcount)}
     for part in model.values():
         if isinstance(part, dict):
             part['learning_rate'] = part.pop('rate')
+    if keep:
+        with open(keep, 'w') as f:
+            json.dump(model, f)
     counts = {}
     with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, '.build')) as work:
         path = os.path.join(work, 'model.json')
@@ -434,9 +438,12 @@ def main():
     stepctl = None
     data_dirs = []
     cv = '--no-cv' not in args
+    keep_folds = None
     i = 0
     while i < len(args):
-        if args[i] == '--stepctl':
+        if args[i] == '--keep-folds':
+            keep_folds = args[i + 1]; i += 2
+        elif args[i] == '--stepctl':
             stepctl = args[i + 1]; i += 2
         elif args[i] == '--data':
             data_dirs.append(args[i + 1]); i += 2
@@ -543,6 +550,7 @@ def main():
         for fold_name, groups in [('leave one person out', person), ('leave one source out', source)]:
             truth_all, pred_all = [], []
             counts = {}
+            index = {}
             print(f'\n== {fold_name}', flush=True)
             for g in sorted(set(groups[~augmented_flag])):
                 if g == 'synthetic':
@@ -551,10 +559,21 @@ def main():
                 pair = fit_pair(~held)
                 test = held & ~augmented_flag
                 p = predict_pair(pair, test).argmax(axis=1)
-                steps = fold_steps(stepbench, pair, mcount, len(names), datasets, {n for n, gg in zip(origin, groups) if gg == g})
+                held_names = {n for n, gg in zip(origin, groups) if gg == g}
+                keep = None
+                if keep_folds:
+                    os.makedirs(keep_folds, exist_ok=True)
+                    keep = os.path.join(keep_folds, f"{fold_name.replace(' ', '-')}-{g}.json")
+                    index.update({n: os.path.basename(keep) for n in held_names})
+                steps = fold_steps(stepbench, pair, mcount, len(names), datasets, held_names, keep)
                 counts.update(steps)
                 print(f'  fold {g:<14} {test.sum():6d} windows, right {100 * np.mean(p == y[test]):5.1f} %', flush=True)
                 truth_all.append(y[test]); pred_all.append(p)
+            if keep_folds:
+                # Which fold model held out each recording: `stepbench accuracy DIR --folds
+                # INDEX` re-counts them cross-validated without refitting (for the step gate).
+                with open(os.path.join(keep_folds, fold_name.replace(' ', '-') + '.json'), 'w') as f:
+                    json.dump(dict(sorted(index.items())), f, indent=0)
             report(f'{fold_name} (all folds, real windows)', np.concatenate(truth_all), np.concatenate(pred_all))
             score_folds(fold_name, counts, datasets)
 

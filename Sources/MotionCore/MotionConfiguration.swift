@@ -73,7 +73,7 @@ public struct DetectorParameters: Sendable, Equatable {
 
     public static let fitted = DetectorParameters(
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
-        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 6,
+        rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
         regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
         maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
 }

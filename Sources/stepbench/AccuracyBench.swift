@@ -24,6 +24,11 @@ struct AccuracyBenchCommand: ParsableCommand {
     @Option(help: "A fold model (JSON, written by scripts/train_motion_model.py) instead of the generated classifier.")
     var model: String?
 
+    @Option(help: ArgumentHelp(
+        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped (and the bouts/tempo segments, which use the shipped model).",
+        valueName: "index"))
+    var folds: String?
+
     @Flag(help: "Only print the totals, not one row per file.")
     var quiet = false
 
@@ -66,7 +71,12 @@ struct AccuracyBenchCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        let foldModels = try loadFolds()
         for entry in entries {
+            if let foldModels {
+                guard let fold = foldModels[entry.name] else { continue }
+                configuration.model = fold
+            }
             let path = directory + "/" + entry.name
             let loadStart = monotonicNow()
             let samples: [AccelSample]
@@ -82,7 +92,8 @@ struct AccuracyBenchCommand: ParsableCommand {
             let engineStart = monotonicNow()
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
             engineSeconds += monotonicNow() - engineStart
-            if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
+            // The bouts/tempo segments run with the shipped model, so not with --folds.
+            if gait, foldModels == nil, entry.activity == "walking", let truth = entry.truth, truth > 0 {
                 walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes))
             }
 
@@ -104,6 +115,9 @@ struct AccuracyBenchCommand: ParsableCommand {
         }
 
         if !quiet { printFiles(results) }
+        if let folds {
+            print("\ncross-validated: each file counted with the fold model that held it out (\(folds)); \(results.count) of \(entries.count) files in a fold")
+        }
         let ours = Score(results, estimate: \.steps)
         let reference = Score(results, estimate: \.classic)
         let activity = ActivityScore(results)
@@ -232,6 +246,38 @@ struct AccuracyBenchCommand: ParsableCommand {
             stationaryRight = ratio("stationary") { $0.windowsRight }
             walkingAsAutomotive = ratio("walking") { $0.windowsAutomotive }
         }
+    }
+
+    /// The fold model of each recording named in the `--folds` index (nil without the option).
+    func loadFolds() throws -> [String: MotionModel]? {
+        guard let folds else { return nil }
+        let folder = folds.contains("/") ? String(folds[..<(folds.lastIndex(of: "/") ?? folds.endIndex)]) : "."
+        var models: [String: MotionModel] = [:]
+        var byRecording: [String: MotionModel] = [:]
+        do {
+            let index = try JSONParser.parse(try RecordingReader.readAllBytes(path: folds), limits: JSONLimits(maxBytes: 16 << 20))
+            guard let object = index.objectValue else {
+                Self.printError("stepbench accuracy: \(folds): expected an object mapping recording names to fold model files")
+                throw ExitCode(1)
+            }
+            for name in object.keys {
+                guard let file = object[name]?.stringValue else {
+                    Self.printError("stepbench accuracy: \(folds): '\(name)' needs a fold model file name (a string)")
+                    throw ExitCode(1)
+                }
+                if models[file] == nil {
+                    let bytes = try RecordingReader.readAllBytes(path: folder + "/" + file)
+                    models[file] = try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+                }
+                byRecording[name] = models[file]
+            }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            Self.printError("stepbench accuracy: \(folds): \(error)")
+            throw ExitCode(1)
+        }
+        return byRecording
     }
 
     func loadManifest() throws -> [Entry] {
