@@ -37,7 +37,9 @@ public struct DetectorParameters: Sendable, Equatable {
     /// How fast the tracked period follows new intervals.
     public var periodGain: Double
     /// Credit one missed step in a double interval, but only at periods at least this long (s):
-    /// below it a double interval is more likely a double peak than a missed step.
+    /// below it a double interval is more likely a double peak than a missed step. 0.33 s
+    /// (180 steps/min, the top of the walking range): a brisk wrist walk's gait band drifts
+    /// between one peak per step and one per stride, and each stride interval holds a step.
     public var fillMinPeriod: Double
     /// A run ends after this many periods without a peak.
     public var maxSkippedPeriods: Double
@@ -74,6 +76,6 @@ public struct DetectorParameters: Sendable, Equatable {
     public static let fitted = DetectorParameters(
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
-        regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.45,
+        regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33,
         maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
 }
