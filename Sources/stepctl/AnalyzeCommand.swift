@@ -65,17 +65,4 @@ struct AnalyzeCommand: ParsableCommand {
 
     private func emit(_ line: String) { writeAll(1, line + "\n") }
     private func emitError(_ line: String) { writeAll(2, line + "\n") }
-
-    private func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
-    }
 }

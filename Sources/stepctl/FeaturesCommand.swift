@@ -37,7 +37,7 @@ struct FeaturesCommand: ParsableCommand {
                 samples = try RecordingReader.read(path: file)
             } catch {
                 failures += 1
-                writeText(2, "stepctl features: \(error)\n")
+                writeAll(2, "stepctl features: \(error)\n")
                 continue
             }
             var line = "{\"file\":\(JSONValue.string(file).jsonText),\"names\":[\(names)],\"magnitude_count\":\(FeatureWindow.magnitudeCount),\"windows\":["
@@ -48,7 +48,7 @@ struct FeaturesCommand: ParsableCommand {
                 line += "]"
             }
             line += "]}\n"
-            writeText(1, line)
+            writeAll(1, line)
         }
         if failures > 0 { throw ExitCode(1) }
     }
@@ -58,18 +58,5 @@ struct FeaturesCommand: ParsableCommand {
         guard value.isFinite else { return "0" }
         let rounded = (value * 1e6).rounded() / 1e6
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : "\(rounded)"
-    }
-
-    private func writeText(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
     }
 }

@@ -183,3 +183,18 @@ func formatNumber(_ value: JSONValue?, digits: Int = 1) -> String {
 func formatInt(_ value: JSONValue?) -> String { value?.int64Value.map { String($0) } ?? "-" }
 
 func formatNumber(_ value: Double?, digits: Int = 1) -> String { formatNumber(value.map { JSONValue.double($0) }, digits: digits) }
+
+/// Writes all of `text` to `fd` straight through write(2) (analyze and features stream large
+/// outputs line by line), retrying on EINTR; a closed pipe ends the output quietly.
+func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+        if n <= 0 {
+            if n < 0 && errno == EINTR { continue }
+            return
+        }
+        offset += n
+    }
+}
