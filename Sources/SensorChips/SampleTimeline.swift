@@ -233,16 +233,8 @@ public struct SampleTimeline: Sendable {
         averages.append(Estimate(time: middle, period: average))
         if let cut = averages.firstIndex(where: { middle - $0.time <= Self.trendSpan }), cut > 0 { averages.removeFirst(cut) }
         guard let oldest = averages.first, middle - oldest.time >= Self.trendSpan / 2 else { return average }
-        let n = Double(averages.count)
-        let meanTime = averages.reduce(0) { $0 + $1.time } / n
-        let meanPeriod = averages.reduce(0) { $0 + $1.period } / n
-        var stt = 0.0, stp = 0.0
-        for a in averages {
-            stt += (a.time - meanTime) * (a.time - meanTime)
-            stp += (a.time - meanTime) * (a.period - meanPeriod)
-        }
-        guard stt > 0 else { return average }
-        return average + stp / stt * (last.time - middle)
+        guard let drift = Self.leastSquaresSlope(averages, x: \.time, y: \.period) else { return average }
+        return average + drift * (last.time - middle)
     }
 
     /// Updates the period from the observations: provisional before they span `minimumSpan`,
@@ -274,19 +266,25 @@ public struct SampleTimeline: Sendable {
             hasEstimate = true
             return
         }
-        let n = Double(observations.count)
-        let meanIndex = observations.reduce(0) { $0 + $1.index } / n
-        let meanTime = observations.reduce(0) { $0 + $1.time } / n
-        var sxx = 0.0, sxy = 0.0
-        for o in observations {
-            sxx += (o.index - meanIndex) * (o.index - meanIndex)
-            sxy += (o.index - meanIndex) * (o.time - meanTime)
-        }
-        guard sxx > 0 else { return }
-        let slope = sxy / sxx
-        guard slope.isFinite else { return }
+        guard let slope = Self.leastSquaresSlope(observations, x: \.index, y: \.time), slope.isFinite else { return }
         period = max(lower, min(upper, slope))
         hasEstimate = true
+    }
+
+    /// The least-squares slope of y over x (nil when x does not vary): the period from sample
+    /// indices and read times, and the drift of the period estimates over time.
+    private static func leastSquaresSlope<Points: Collection>(
+        _ points: Points, x: (Points.Element) -> Double, y: (Points.Element) -> Double
+    ) -> Double? {
+        let n = Double(points.count)
+        let meanX = points.reduce(0) { $0 + x($1) } / n
+        let meanY = points.reduce(0) { $0 + y($1) } / n
+        var sxx = 0.0, sxy = 0.0
+        for point in points {
+            sxx += (x(point) - meanX) * (x(point) - meanX)
+            sxy += (x(point) - meanX) * (y(point) - meanY)
+        }
+        return sxx > 0 ? sxy / sxx : nil
     }
 
     /// The observations span enough time for their slope to be the period: only then can one
