@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket"], swiftSettings: strict),
+        .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
     ]
 )

@@ -10,22 +10,6 @@ public struct PedometerData: Sendable, Equatable {
     public var bySource: [SampleSource: SourceAmount]
 }
 
-/// Bucket length of a statistics collection (HKStatisticsCollectionQuery's interval components).
-public struct BucketInterval: Sendable, Equatable {
-    public enum Unit: String, Sendable, Equatable { case minute, hour, day }
-    public var unit: Unit
-    public var count: Int
-
-    public init(_ unit: Unit, count: Int = 1) {
-        self.unit = unit
-        self.count = count
-    }
-
-    public static func minutes(_ n: Int) -> BucketInterval { BucketInterval(.minute, count: n) }
-    public static func hours(_ n: Int) -> BucketInterval { BucketInterval(.hour, count: n) }
-    public static func days(_ n: Int) -> BucketInterval { BucketInterval(.day, count: n) }
-}
-
 public struct StatisticsBucket: Sendable, Equatable {
     public var start: Double
     public var end: Double
@@ -48,13 +32,6 @@ public struct RangeStatistics: Sendable, Equatable {
 }
 
 /// A stretch of one activity, from the detector's records.
-public struct ActivitySegment: Sendable, Equatable {
-    public var activity: ActivityKind
-    public var start: Double
-    public var end: Double
-    public var steps: Int
-}
-
 public enum LedgerQueryError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyRange(from: Double, to: Double)
     case badBucket(String)
@@ -74,6 +51,9 @@ public enum LedgerQueries {
     public static let maximumBuckets = 100_000
     /// Gap that ends an activity segment even when the activity stays the same.
     public static let segmentGap: Double = 300
+    /// A record keeps the dominant activity of its steps, not the classifier's confidence at
+    /// the time, so stored history says `medium`; the live activity carries its own.
+    public static let storedConfidence = ActivityConfidence.medium
 
     public static func pedometer<S: Sequence>(_ samples: S, from: Double, to: Double, filter: SampleFilter = .init(),
                                               priority: SourcePriority = .init(), splitBySource: Bool = false)
@@ -100,8 +80,8 @@ public enum LedgerQueries {
         guard anchor.isFinite else { throw .badBucket("anchor \(anchor) must be a finite time") }
         var boundaries: [Double] = []
         switch interval.unit {
-        case .minute, .hour:
-            let length = Double(interval.count) * (interval.unit == .minute ? 60 : 3600)
+        case .minutes, .hours:
+            let length = interval.nominalSeconds
             let first = ((from - anchor) / length).rounded(.down)
             // Checked as a Double: an infinite or enormous range must be refused, not trap in Int().
             let span = ((to - anchor) / length).rounded(.up) - first
@@ -109,8 +89,8 @@ public enum LedgerQueries {
             let count = Int(span)
             boundaries.reserveCapacity(count + 1)
             for k in 0...count { boundaries.append(anchor + (first + Double(k)) * length) }
-        case .day:
-            let length = Double(interval.count) * 86400
+        case .days:
+            let length = interval.nominalSeconds
             let anchorLocal = anchor + Double(timeZone.offset(at: anchor))
             let fromLocal = from + Double(timeZone.offset(at: from))
             var k = ((fromLocal - anchorLocal) / length).rounded(.down)
@@ -231,12 +211,11 @@ extension SampleStore {
         for record in records where table.sources[Int(record.source)].kind == sourceKind && record.end >= from && record.start < to {
             let start = max(record.start, from), end = min(record.end, to)
             let activity = record.activityKind
-            if var last = segments.last, last.activity == activity, start - last.end <= LedgerQueries.segmentGap {
+            if var last = segments.last, last.kind == activity, start - last.end <= LedgerQueries.segmentGap {
                 last.end = max(last.end, end)
-                last.steps += Int(record.steps)
                 segments[segments.count - 1] = last
             } else {
-                segments.append(ActivitySegment(activity: activity, start: start, end: end, steps: Int(record.steps)))
+                segments.append(ActivitySegment(kind: activity, confidence: LedgerQueries.storedConfidence, start: start, end: end))
             }
         }
         return segments

@@ -1,21 +1,6 @@
 import StepJSON
 import StepdModel
 
-/// One stretch of a recording with a single activity.
-public struct ActivitySegment: Sendable, Equatable {
-    public var start: Double
-    public var end: Double
-    public var kind: ActivityKind
-    public var confidence: ActivityConfidence
-
-    public init(start: Double, end: Double, kind: ActivityKind, confidence: ActivityConfidence) {
-        self.start = start
-        self.end = end
-        self.kind = kind
-        self.confidence = confidence
-    }
-}
-
 /// The result of running MotionEngine over a whole recording, as `stepctl analyze` and
 /// `stepbench accuracy` report it.
 public struct RecordingAnalysis: Sendable, Equatable {
@@ -62,7 +47,7 @@ public struct RecordingAnalysis: Sendable, Equatable {
 
     /// Turns activity changes (each backdated to its own start) into merged segments.
     public static func segments(from changes: [ActivityState], first: Double, last: Double) -> [ActivitySegment] {
-        var result = [ActivitySegment(start: first, end: last, kind: .unknown, confidence: .low)]
+        var result = [ActivitySegment(kind: .unknown, confidence: .low, start: first, end: last)]
         for change in changes {
             let start = min(max(change.start, first), last)
             // A backdated change overrides what was decided for the time it covers.
@@ -76,10 +61,10 @@ public struct RecordingAnalysis: Sendable, Equatable {
             if start > tail.start {
                 tail.end = start
                 result.append(tail)
-                result.append(ActivitySegment(start: start, end: last, kind: change.kind, confidence: change.confidence))
+                result.append(ActivitySegment(kind: change.kind, confidence: change.confidence, start: start, end: last))
             } else {
                 // The first segment is replaced outright.
-                result.append(ActivitySegment(start: tail.start, end: last, kind: change.kind, confidence: change.confidence))
+                result.append(ActivitySegment(kind: change.kind, confidence: change.confidence, start: tail.start, end: last))
             }
         }
         if var tail = result.popLast() {

@@ -104,11 +104,6 @@ public struct ParamReader {
         return s
     }
 
-    public func requiredString(_ key: String, maxLength: Int) throws(RPCError) -> String {
-        guard let s = try string(key, maxLength: maxLength) else { throw missing(key, "a string") }
-        return s
-    }
-
     /// A name made of letters, digits and `._-` (sources, labels): safe in file names and logs.
     public func identifier(_ key: String, maxLength: Int) throws(RPCError) -> String? {
         guard let s = try string(key, maxLength: maxLength) else { return nil }

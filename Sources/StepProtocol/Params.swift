@@ -35,39 +35,19 @@ public enum QueryRange: Sendable, Equatable {
     }
 }
 
-/// The bucket length of statistics and collections: `{"minutes": N}`, `{"hours": N}` or `{"days": N}`.
-public struct BucketInterval: Sendable, Equatable {
-    public enum Unit: String, Sendable, CaseIterable {
-        case minutes, hours, days
-
-        var seconds: Double {
-            switch self {
-            case .minutes: return 60
-            case .hours: return 3600
-            case .days: return 86_400
-            }
-        }
-
-        var maxCount: Int {
-            switch self {
-            case .minutes: return 1440
-            case .hours: return 744
-            case .days: return 366
-            }
+/// On the wire a bucket length is `{"minutes": N}`, `{"hours": N}` or `{"days": N}`, at most a
+/// day, a month or a year of them.
+extension BucketInterval.Unit {
+    var maxCount: Int {
+        switch self {
+        case .minutes: return 1440
+        case .hours: return 744
+        case .days: return 366
         }
     }
+}
 
-    public var unit: Unit
-    public var count: Int
-
-    public init(_ unit: Unit, _ count: Int) {
-        self.unit = unit
-        self.count = count
-    }
-
-    /// Nominal length; days follow the calendar in the query's zone (23 or 25 h across DST).
-    public var nominalSeconds: Double { unit.seconds * Double(count) }
-
+extension BucketInterval {
     public var json: JSONValue { .object([unit.rawValue: .int(count)]) }
 
     static func read(_ object: JSONObject, key: String) throws(RPCError) -> BucketInterval {

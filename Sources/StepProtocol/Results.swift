@@ -326,20 +326,7 @@ public struct ActivityResult: RPCResult, Equatable {
     }
 }
 
-/// One stretch of a single activity.
-public struct ActivitySegment: Sendable, Equatable {
-    public var kind: ActivityKind
-    public var confidence: ActivityConfidence
-    public var start: Double
-    public var end: Double
-
-    public init(kind: ActivityKind, confidence: ActivityConfidence, start: Double, end: Double) {
-        self.kind = kind
-        self.confidence = confidence
-        self.start = start
-        self.end = end
-    }
-
+extension ActivitySegment {
     public var json: JSONValue {
         ["type": .string(kind.rawValue), "confidence": .string(confidence.rawValue), "start": .double(start), "end": .double(end)]
     }

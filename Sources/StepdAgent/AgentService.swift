@@ -56,7 +56,7 @@ final class AgentService: StepdService {
     func activityQuery(_ params: ActivityQueryParams) throws(RPCError) -> ActivityQueryResult {
         let zone = try timeZone(params.timeZone)
         let range = resolve(params.range, zone: zone)
-        let segments: [Ledger.ActivitySegment]
+        let segments: [ActivitySegment]
         do {
             segments = try ledger.activityHistory(from: range.start, to: range.end)
         } catch {
@@ -66,9 +66,9 @@ final class AgentService: StepdService {
         // confidence at the time; the live state carries its own.
         let live = currentActivity()
         return ActivityQueryResult(segments: segments.map { segment in
-            let isLive = segment.end >= range.end - 1 && segment.activity == live.kind
-            return StepProtocol.ActivitySegment(kind: segment.activity, confidence: isLive ? live.confidence : .medium,
-                                                start: segment.start, end: segment.end)
+            var segment = segment
+            if segment.end >= range.end - 1 && segment.kind == live.kind { segment.confidence = live.confidence }
+            return segment
         })
     }
 
@@ -113,7 +113,7 @@ final class AgentService: StepdService {
         let range = resolve(params.range, zone: zone)
         let stats: RangeStatistics
         do {
-            stats = try ledger.statistics(from: range.start, to: range.end, interval: ledgerInterval(params.bucket),
+            stats = try ledger.statistics(from: range.start, to: range.end, interval: params.bucket,
                                           timeZone: zone, filter: try filter(params.selection))
         } catch {
             throw .validationFailed("\(error)")
@@ -136,7 +136,7 @@ final class AgentService: StepdService {
         let buckets: [StatisticsBucket]
         do {
             buckets = try ledger.statisticsCollection(
-                from: range.start, to: range.end, anchor: anchor, interval: ledgerInterval(params.interval),
+                from: range.start, to: range.end, anchor: anchor, interval: params.interval,
                 timeZone: zone, filter: try filter(params.selection), splitBySource: params.bySource)
         } catch {
             throw .validationFailed("\(error)")
@@ -373,14 +373,6 @@ final class AgentService: StepdService {
             let current = now
             let today = LedgerQueries.todayRange(now: current, timeZone: zone)
             return (today.start, max(current, today.start + 0.001))
-        }
-    }
-
-    private func ledgerInterval(_ interval: StepProtocol.BucketInterval) -> Ledger.BucketInterval {
-        switch interval.unit {
-        case .minutes: return .minutes(interval.count)
-        case .hours: return .hours(interval.count)
-        case .days: return .days(interval.count)
         }
     }
 

@@ -30,3 +30,19 @@ public struct ActivityState: Sendable, Equatable {
         self.start = start
     }
 }
+
+/// One stretch of a single activity, in UTC seconds: a recording's analysis, the ledger's
+/// history and the `activity.query` answer all speak in these.
+public struct ActivitySegment: Sendable, Equatable {
+    public var kind: ActivityKind
+    public var confidence: ActivityConfidence
+    public var start: Double
+    public var end: Double
+
+    public init(kind: ActivityKind, confidence: ActivityConfidence, start: Double, end: Double) {
+        self.kind = kind
+        self.confidence = confidence
+        self.start = start
+        self.end = end
+    }
+}

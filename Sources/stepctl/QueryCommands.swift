@@ -1,6 +1,7 @@
 import ArgumentParser
 import StepJSON
 import StepProtocol
+import StepdModel
 import StepSocket
 
 struct StatusCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import StepJSON
 import StepProtocol
+import StepdModel
 import StepSocket
 import Testing
 

@@ -158,8 +158,9 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
         #expect(stats.minimumSteps == 0 && stats.maximumSteps == 3000)
         #expect(abs(stats.averageSteps - 4900.0 / 3) < 1e-9)
         let history = try LedgerQueries.activityHistory(samples, from: utc(2024, 6, 1), to: utc(2024, 6, 4))
-        #expect(history.map(\.activity) == [.walking, .automotive, .running])
-        #expect(history[0].steps == 1900 && history[0].end == utc(2024, 6, 1, 8, 20))
+        #expect(history.map(\.kind) == [.walking, .automotive, .running])
+        #expect(history[0].start == utc(2024, 6, 1, 8) && history[0].end == utc(2024, 6, 1, 8, 20))
+        #expect(history.allSatisfy { $0.confidence == LedgerQueries.storedConfidence })
     }
 
     @Test func syncPaging() {

@@ -70,7 +70,7 @@ import Testing
         service.activityChanged(to: .automotive, at: t0 + 20, now: t0 + 20)
         service.activityChanged(to: .stationary, at: t0 + 600, now: t0 + 600)
         let history = try service.activityHistory(from: t0 - 10, to: t0 + 1000)
-        #expect(history.map(\.activity) == [.walking, .automotive])
+        #expect(history.map(\.kind) == [.walking, .automotive])
         #expect(history[1].start == t0 + 20 && history[1].end == t0 + 600)
         #expect(try LedgerVerifier.verify(stateDirectory: dir).records == 2)
     }

@@ -281,8 +281,8 @@ private func cut(_ samples: [AccelSample], from: Double, to: Double, offset: Dou
         let analysis = RecordingAnalysis(
             steps: 12, distance: 8.456, stepTimes: [],
             activities: [
-                ActivitySegment(start: 0, end: 4.5, kind: .stationary, confidence: .high),
-                ActivitySegment(start: 4.5, end: 10, kind: .walking, confidence: .medium),
+                ActivitySegment(kind: .stationary, confidence: .high, start: 0, end: 4.5),
+                ActivitySegment(kind: .walking, confidence: .medium, start: 4.5, end: 10),
             ])
         #expect(analysis.jsonLine(file: "a \"b\".csv") ==
             #"{"file":"a \"b\".csv","steps":12,"distance_m":8.46,"activities":[{"start":0,"end":4.5,"type":"stationary","confidence":"high"},{"start":4.5,"end":10,"type":"walking","confidence":"medium"}]}"#)

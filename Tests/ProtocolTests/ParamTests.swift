@@ -1,5 +1,6 @@
 import StepJSON
 import StepProtocol
+import StepdModel
 import Testing
 
 private func params(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
