@@ -42,12 +42,15 @@ let package = Package(
         .target(name: "LedgerStore", dependencies: ["Ledger", "StepdModel"], swiftSettings: strict),
         // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
         .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
+        // JSON-RPC dispatch as a pure state machine: lines and peer credentials in, lines out
+        // (subscriptions, permissions, holding requests of clients that do not read); no sockets.
+        .target(name: "RPCDispatch", dependencies: ["StepJSON", "StepProtocol", "StepdModel"], swiftSettings: strict),
         // Unix socket server (poll-driven, bounded queues, peer credentials) and client.
-        .target(name: "StepSocket", dependencies: ["CStepdShim", "StepJSON", "StepProtocol", "StepdModel"], swiftSettings: strict),
+        .target(name: "StepSocket", dependencies: ["CStepdShim", "StepJSON", "StepProtocol", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
             "CStepdShim", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
-            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket",
+            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket", "RPCDispatch",
         ], swiftSettings: strict),
 
         // No ArgumentParser here: it links FoundationEssentials (+6 MB RSS measured); the daemon's
@@ -60,14 +63,14 @@ let package = Package(
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
             "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
-            "StepSocket", "SensorChips", "ChipEmulation",
+            "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import RPCDispatch
 import Glibc
 import Ledger
 import LedgerStore

@@ -1,3 +1,4 @@
+import RPCDispatch
 import Boards
 import CStepdShim
 import ChipEmulation

@@ -1,3 +1,4 @@
+import RPCDispatch
 import ArgumentParser
 import Glibc
 import StepJSON

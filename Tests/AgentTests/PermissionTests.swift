@@ -1,3 +1,4 @@
+import RPCDispatch
 import Foundation
 import Testing
 

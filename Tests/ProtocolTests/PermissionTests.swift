@@ -1,3 +1,4 @@
+import RPCDispatch
 import StepProtocol
 import StepSocket
 import Testing

@@ -1,9 +1,10 @@
 import StepJSON
+import StepProtocol
 
 /// What the agent implements to answer requests. The server validates params and permissions
 /// before calling; handlers run on the agent's loop thread and must not block.
-/// Subscriptions are kept by the server; the agent feeds them through `RPCServer.publishSteps`
-/// and `publishActivity`.
+/// Subscriptions are kept by `RPCDispatcher`; the agent feeds them through its `publishSteps`,
+/// `publishActivity` and `publishLedgerChange`.
 public protocol StepdService: AnyObject {
     func status() throws(RPCError) -> StatusResult
     func stepsQuery(_ params: StepsQueryParams) throws(RPCError) -> StepsQueryResult
@@ -27,9 +28,10 @@ public protocol StepdService: AnyObject {
     func recordingStop(caller: RPCCaller) throws(RPCError) -> RecordingStopResult
 }
 
-/// Decodes params and calls the service for every method that is not about subscriptions.
-public enum RPCDispatch {
-    public static func call(_ method: RPCMethod, params: JSONValue?, caller: RPCCaller, service: any StepdService) throws(RPCError) -> JSONValue {
+extension StepdService {
+    /// Decodes params and calls the handler, for every method that is not about subscriptions.
+    func call(_ method: RPCMethod, params: JSONValue?, caller: RPCCaller) throws(RPCError) -> JSONValue {
+        let service = self
         switch method {
         case .status:
             try NoParams.check(params, method: method)

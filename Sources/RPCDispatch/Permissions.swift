@@ -58,7 +58,7 @@ public struct PermissionPolicy: Sendable {
         case denied(String)
     }
 
-    public func decide(_ method: RPCMethod, peer: RPCPeer) -> Decision {
+    public func decide(_ method: RPCMethod, peer: RPCCaller) -> Decision {
         guard method.changesState else { return .allowed }
         if peer.uid == 0 || peer.uid == agentUID { return .allowed }
         guard let adminGroupID else {
