@@ -62,7 +62,12 @@ final class FakeService: StepdService {
     func sourcesPriority(_ params: SourcesPriorityParams, caller: RPCCaller) throws(RPCError) -> SourcesResult {
         SourcesResult(order: params.order, ranked: params.order)
     }
-    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) { (0, 0) }
+    /// The "current time" of `stepsSince`: one step per 10 s from `from` up to here.
+    var now = 1_700_000_000.0
+    func stepsSince(_ from: Double) throws(RPCError) -> (steps: Int, distanceMeters: Double) {
+        let steps = Int((now - from) / 10)
+        return (steps, Double(steps) * 0.7)
+    }
     /// `limit` records of about 190 bytes each (unpaged, to test the server's answer limits).
     func ledgerExport(_ params: LedgerExportParams) throws(RPCError) -> LedgerExportResult {
         var records: [ExportedRecord] = []
@@ -86,15 +91,13 @@ final class FakeService: StepdService {
     func recordingStop(caller: RPCCaller) throws(RPCError) -> RecordingStopResult { throw .validationFailed("no recording running") }
 }
 
-/// Runs an RPCServer's poll loop on its own thread, as the agent does; the test thread is the client.
-final class ServerHarness: @unchecked Sendable {
+/// A real RPCServer on a temporary socket, served on the test's own thread: every wait for an
+/// answer runs the server's poll loop in between non-blocking reads, as the agent's loop would.
+final class SocketHarness {
     let directory: String
     let path: String
-    private let server: RPCServer
+    let server: RPCServer
     let service: FakeService
-    private let stopFlag = Mutex(false)
-    private let work = Mutex<[@Sendable (RPCServer, FakeService) -> Void]>([])
-    private let finished = DispatchSemaphore(value: 0)
     let log = LogBox()
 
     init(options: (String) -> UnixSocketServerOptions = { UnixSocketServerOptions(path: $0) },
@@ -108,41 +111,48 @@ final class ServerHarness: @unchecked Sendable {
         let log = self.log
         server = try RPCServer(options: options(path), service: service, permissions: permissions, subscriptionLimits: limits,
                                logger: EventLogger { level, message in log.lines.withLock { $0.append("\(level.name): \(message)") } })
-        let thread = Thread { [self] in loop() }
-        thread.start()
     }
 
-    private func loop() {
-        while !stopFlag.withLock({ $0 }) {
-            let jobs = work.withLock { jobs in
-                let taken = jobs
-                jobs.removeAll()
-                return taken
-            }
-            for job in jobs { job(server, service) }
-            var fds = server.pollDescriptors
-            let n = poll(&fds, nfds_t(fds.count), 5)
-            if n > 0 { server.handle(fds) }
+    /// One turn of the server's loop: waits up to `milliseconds` for socket activity and serves it.
+    /// Returns whether anything was ready.
+    @discardableResult
+    func pump(milliseconds: Int32 = 5) -> Bool {
+        var fds = server.pollDescriptors
+        let n = poll(&fds, nfds_t(fds.count), milliseconds)
+        if n > 0 { server.handle(fds) }
+        return n > 0
+    }
+
+    /// Serves until nothing is ready any more (connects, closes and requests already sent).
+    func settle() {
+        while pump(milliseconds: 20) {}
+    }
+
+    /// The next line `client` receives, serving the socket meanwhile; nil after `seconds`.
+    func readLine(_ client: UnixSocketClient, seconds: Double = 10) throws(ClientError) -> [UInt8]? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let line = try client.readLine(timeout: 0) { return line }
+            pump()
         }
-        server.close()
-        finished.signal()
+        return nil
     }
 
-    /// Runs `job` on the loop thread and waits for it.
-    func onLoop<T: Sendable>(_ job: @escaping @Sendable (RPCServer, FakeService) -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        let box = Mutex<T?>(nil)
-        work.withLock { $0.append { server, service in
-            box.withLock { $0 = job(server, service) }
-            done.signal()
-        } }
-        done.wait()
-        return box.withLock { $0! }
+    func readMessage(_ client: UnixSocketClient, seconds: Double = 10) throws -> JSONValue? {
+        guard let line = try readLine(client, seconds: seconds) else { return nil }
+        return try JSONParser.parse(line, limits: JSONLimits(maxBytes: 1 << 24))
+    }
+
+    /// A request and its answer's result; an error answer throws `ClientError.rpc`.
+    func call(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValue? = nil) throws -> JSONValue {
+        try client.send(RPCRequest(id: .number(1), method: method.rawValue, params: params).json)
+        guard let answer = try readMessage(client) else { throw ClientError.timeout(seconds: 10) }
+        if let error = answer["error"] { throw ClientError.rpc(RPCError(json: error) ?? .internalError(answer.jsonText)) }
+        return answer["result"] ?? .null
     }
 
     func stop() {
-        stopFlag.withLock { $0 = true }
-        finished.wait()
+        server.close()
         rmdir(directory)
     }
 }
