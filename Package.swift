@@ -63,7 +63,15 @@ let package = Package(
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
             "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
-            "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch",
+            "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch", "ToolSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+
+        // Helpers of the development tools: seeded random numbers, clocks, table columns.
+        .target(name: "ToolSupport", swiftSettings: strict),
+        // The socket robustness fuzzer (scripts/socket-harness).
+        .executableTarget(name: "socketfuzz", dependencies: [
+            "StepJSON", "StepProtocol", "StepSocket", "ToolSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ToolSupport
 import MotionCore
 import Recordings
 import StepJSON

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ToolSupport
 import Ledger
 import LedgerStore
 import StepdModel

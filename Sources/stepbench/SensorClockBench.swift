@@ -3,6 +3,7 @@ import MotionCore
 import SensorChips
 import StepJSON
 import StepdModel
+import ToolSupport
 
 /// What one replay of a recording through an emulated chip with an off-nominal oscillator gave.
 struct ClockRunResult {

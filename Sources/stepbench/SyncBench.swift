@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ToolSupport
 import LedgerStore
 import StepJSON
 import StepProtocol

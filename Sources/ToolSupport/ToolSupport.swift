@@ -1,0 +1,59 @@
+import Glibc
+
+// Helpers of the development tools (stepbench, socketfuzz): seeded random numbers, clocks for
+// durations and timestamps, and the columns of the tables they print.
+
+/// Deterministic generator (SplitMix64) so a failing or surprising run can be repeated with
+/// its seed.
+public struct SplitMix64 {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
+
+/// Seconds on the monotonic clock, for durations.
+public func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// UTC seconds since the epoch, for timestamps the agent compares with its own.
+public func wallNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// `s` padded to `width` characters, on the left when `right` (numbers) else on the right.
+public func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - s.count))
+    return right ? fill + s : s + fill
+}
+
+/// `value` rounded to `digits` decimals; "-" when it is not finite.
+public func fmt(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return "-" }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let r = (value * scale).rounded() / scale
+    var text = String(r)
+    if text.hasSuffix(".0") && digits == 0 { text.removeLast(2) }
+    return text
+}
+
+/// The `p` quantile (0...1) of already sorted values, nearest rank; NaN when empty.
+public func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
