@@ -22,6 +22,9 @@ public final class Agent {
     var engine: MotionEngine
     let ledger: LedgerService
     private(set) var server: RPCServer?
+    /// Where steps, activity and ledger changes go: the server's subscribers (tests attach a
+    /// dispatcher alone).
+    private(set) var notifications: (any AgentNotifications)?
     let signals: SignalDescriptor
     let capture: RawCapture
     let metrics: MetricsTextfile?
@@ -63,8 +66,13 @@ public final class Agent {
 
     func attach(server: RPCServer) {
         self.server = server
-        ledger.onChange = { [weak server] change in
-            server?.publishLedgerChange(
+        attach(notifications: server)
+    }
+
+    func attach(notifications: any AgentNotifications) {
+        self.notifications = notifications
+        ledger.onChange = { [weak notifications] change in
+            notifications?.publishLedgerChange(
                 reasons: LedgerChangedNotice.Reason.allCases.filter { reason in
                     change.reasons.contains { $0.rawValue == reason.rawValue }
                 },
@@ -160,7 +168,7 @@ public final class Agent {
         for sample in batch.samples {
             if let update = engine.process(sample) { apply(update, mapping: mapping) }
         }
-        server?.publishSteps(total: engine.totalSteps, distanceMeters: engine.totalDistance)
+        notifications?.publishSteps(total: engine.totalSteps, distanceMeters: engine.totalDistance)
     }
 
     /// Hands one engine update to the ledger and the subscribers: steps first, credited to the
@@ -177,7 +185,7 @@ public final class Agent {
                 ledger.activityChanged(to: change.kind, at: start, now: mapping.wallNow)
             }
             currentActivity = change
-            server?.publishActivity(ActivityResult(kind: change.kind, confidence: change.confidence, start: start))
+            notifications?.publishActivity(ActivityResult(kind: change.kind, confidence: change.confidence, start: start))
         }
     }
 
@@ -285,3 +293,12 @@ struct AgentSnapshot {
     var clients: Int
     var recording: Bool
 }
+
+/// The notifications the agent publishes; `RPCServer` sends them to subscribers.
+protocol AgentNotifications: AnyObject {
+    func publishSteps(total: Int, distanceMeters: Double?)
+    func publishActivity(_ activity: ActivityResult)
+    func publishLedgerChange(reasons: [LedgerChangedNotice.Reason], latestAnchor: Int64)
+}
+
+extension RPCServer: AgentNotifications {}

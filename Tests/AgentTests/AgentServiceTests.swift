@@ -71,6 +71,29 @@ final class InMemoryAgent {
     }
 }
 
+/// The agent's notifications straight into the dispatcher, as `RPCServer` passes them on.
+final class DispatchedNotifications: AgentNotifications {
+    let dispatcher: RPCDispatcher
+    private(set) var outputs: [RPCOutput] = []
+    init(_ dispatcher: RPCDispatcher) { self.dispatcher = dispatcher }
+
+    func publishSteps(total: Int, distanceMeters: Double?) {
+        outputs += dispatcher.publishSteps(total: total, distanceMeters: distanceMeters, now: SystemClocks.wall())
+    }
+    func publishActivity(_ activity: ActivityResult) { outputs += dispatcher.publishActivity(activity) }
+    func publishLedgerChange(reasons: [LedgerChangedNotice.Reason], latestAnchor: Int64) {
+        outputs += dispatcher.publishLedgerChange(reasons: reasons, latestAnchor: latestAnchor)
+    }
+
+    /// The notification lines sent so far, parsed.
+    func lines() throws -> [JSONValue] {
+        try outputs.map { output in
+            guard case .notification(_, let line) = output else { throw AgentTestError("not a notification: \(output)") }
+            return try JSONParser.parse(line)
+        }
+    }
+}
+
 /// Whole minutes an hour or more back, so every range here lies in the past.
 private func pastMinute(_ minutesAgo: Double) -> Double {
     ((SystemClocks.wall() / 60).rounded(.down) - minutesAgo) * 60
@@ -133,7 +156,8 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
 
     @Test func statisticsAndCollectionAddUpToTheQuery() throws {
         let memory = try InMemoryAgent()
-        let start = pastMinute(600)
+        // On a whole UTC hour, so the hour buckets (aligned on midnight in UTC) hold one sample each.
+        let start = ((SystemClocks.wall() / 3600).rounded(.down) - 10) * 3600
         for hour in 0..<3 {
             _ = try memory.result(.samplesAdd, sample("app:phone", start: start + Double(hour) * 3600, minutes: 30, steps: 100 * (hour + 1)))
         }
@@ -198,6 +222,22 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
         #expect(try memory.result(.unsubscribe, ["subscription": activity])["unsubscribed"] == activity)
         #expect(try memory.result(.unsubscribe, ["subscription": ledger])["unsubscribed"] == ledger)
         #expect(try memory.errorCode(.unsubscribe, ["subscription": activity]) == RPCError.invalidParamsCode)
+    }
+
+    /// The wiring in `Agent.attach`: a change the ledger reports reaches ledger subscribers.
+    @Test func ledgerChangesReachLedgerSubscribers() throws {
+        let memory = try InMemoryAgent()
+        let notifications = DispatchedNotifications(memory.dispatcher)
+        memory.agent.attach(notifications: notifications)
+        let subscription = try #require(try memory.result(.ledgerSubscribe)["subscription"])
+        #expect(try notifications.lines().isEmpty)
+        let added = try memory.result(.samplesAdd, sample("app:phone", start: pastMinute(100), minutes: 5, steps: 50))
+        let anchor = try #require(added["samples"]?.arrayValue?.first?["id"]?.stringValue.flatMap { Int64($0) })
+        let lines = try notifications.lines()
+        #expect(lines.map { $0["method"] } == ["ledger.changed"])
+        #expect(lines.first?.value(atPath: "params.subscription") == subscription)
+        #expect(lines.first?.value(atPath: "params.reasons") == ["add"])
+        #expect(lines.first?.value(atPath: "params.latest_anchor") == .int64(anchor))
     }
 
     @Test func externalSamplesAddListDelete() throws {
