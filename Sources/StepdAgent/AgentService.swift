@@ -1,7 +1,7 @@
-import RPCDispatch
 import Glibc
 import Ledger
 import LedgerStore
+import RPCDispatch
 import SensorChips
 import StepProtocol
 import StepdModel

@@ -1,9 +1,9 @@
-import RPCDispatch
 import Boards
 import CStepdShim
 import ChipEmulation
 import Glibc
 import LedgerStore
+import RPCDispatch
 import Recordings
 import SensorChips
 import StepProtocol

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Glibc
-import ToolSupport
 import MotionCore
 import Recordings
 import StepJSON
 import StepdModel
+import ToolSupport
 
 /// `stepbench accuracy DIR`: MotionEngine and the classic pedometer over a labelled directory,
 /// scored like ../shared/tools/score_steps.py, plus activity agreement and throughput.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Glibc
-import ToolSupport
 import Ledger
 import LedgerStore
 import StepdModel
+import ToolSupport
 
 /// `stepbench ledger ...`: durability and query-latency measurements of the step ledger.
 struct LedgerBench: ParsableCommand {

@@ -1,12 +1,12 @@
-import RPCDispatch
 import ArgumentParser
 import Glibc
-import ToolSupport
+import RPCDispatch
 import StepJSON
 import StepProtocol
 import StepSocket
 import StepdModel
 import Synchronization
+import ToolSupport
 
 /// `stepbench socket load|serve`: load against a running agent's socket, or against an
 /// in-process RPCServer with a synthetic service (`--in-process`). The robustness fuzzer is its

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Glibc
-import ToolSupport
 import LedgerStore
 import StepJSON
 import StepProtocol
 import StepSocket
+import ToolSupport
 
 /// `stepbench ledger sync`: an initial sync through a running agent's socket, as a client does
 /// it: `ledger.export` pages from an anchor until `more` is false. Prints what it took and checks

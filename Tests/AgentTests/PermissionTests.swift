@@ -1,4 +1,3 @@
-import RPCDispatch
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
-import RPCDispatch
 import Foundation
+import RPCDispatch
 import StepJSON
 import StepProtocol
 import StepSocket
