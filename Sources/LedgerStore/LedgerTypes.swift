@@ -79,7 +79,7 @@ public struct PruneResult: Sendable, Equatable {
 
 /// Why the ledger changed: what `onChange` reports once records reached the disk.
 public struct LedgerChange: Sendable, Equatable {
-    public enum Reason: String, Sendable, CaseIterable, Hashable { case add, delete, checkpoint }
+    public typealias Reason = LedgerChangeReason
     public var reasons: Set<Reason> = []
     /// The highest exportable anchor now.
     public var latestAnchor: UInt64 = 0
@@ -88,7 +88,7 @@ public struct LedgerChange: Sendable, Equatable {
 
 /// What `addSamples` did with one sample.
 public struct AddOutcome: Sendable, Equatable {
-    public enum Status: String, Sendable { case added, replaced, unchanged }
+    public typealias Status = SampleAddStatus
     /// The stored record (for `unchanged`, the one already held).
     public var record: StepRecord
     public var status: Status

@@ -348,10 +348,6 @@ public struct SubscribeResult: RPCResult, Equatable {
 
 /// What `samples.add` did with one sample: `added`, `replaced` (a higher `sync_version` of
 /// a held `sync_identifier`; the old sample is deleted) or `unchanged` (an equal or lower version).
-public enum SampleAddStatus: String, Sendable, CaseIterable {
-    case added, replaced, unchanged
-}
-
 public struct AddedSample: Sendable, Equatable {
     /// The id to delete the sample with (for `unchanged`, the sample already held).
     public var id: String
@@ -451,7 +447,7 @@ public struct SourcesResult: RPCResult, Equatable {
 
 /// `ledger.changed` notification params: records reached the disk (and can be exported).
 public struct LedgerChangedNotice: Sendable, Equatable {
-    public enum Reason: String, Sendable, CaseIterable { case add, delete, checkpoint }
+    public typealias Reason = LedgerChangeReason
     public var subscription: Int
     public var reasons: [Reason]
     public var latestAnchor: Int64

@@ -73,9 +73,7 @@ public final class Agent {
         self.notifications = notifications
         ledger.onChange = { [weak notifications] change in
             notifications?.publishLedgerChange(
-                reasons: LedgerChangedNotice.Reason.allCases.filter { reason in
-                    change.reasons.contains { $0.rawValue == reason.rawValue }
-                },
+                reasons: LedgerChangeReason.allCases.filter(change.reasons.contains),
                 latestAnchor: Int64(clamping: change.latestAnchor))
         }
     }

@@ -189,7 +189,7 @@ final class AgentService: StepdService {
         let steps = samples.reduce(0) { $0 + $1.steps }
         agent.logger.info("samples.add by uid \(caller.uid): \(samples.count) sample(s), \(steps) steps")
         return SamplesAddResult(samples: outcomes.map { outcome in
-            AddedSample(id: String(outcome.record.sequence), status: SampleAddStatus(rawValue: outcome.status.rawValue) ?? .added)
+            AddedSample(id: String(outcome.record.sequence), status: outcome.status)
         })
     }
 
