@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: replays) func analyzeOutputMatchesTheGolden(_ replay: Replay) throws {
         let goldenPath = Self.repository + "/Tests/Golden/" + replay.golden
         let expected = try String(contentsOfFile: goldenPath, encoding: .utf8)
-        let run = try Self.stepctl(["analyze", "--json"] + replay.arguments)
+        let run = try runTool(AgentProcess.stepctlPath, ["analyze", "--json"] + replay.arguments, in: Self.repository)
         #expect(run.status == 0, "stepctl analyze --json \(replay.arguments.joined(separator: " ")) failed: \(run.error)")
         guard run.output != expected else { return }
         Issue.record("""
@@ -51,23 +51,6 @@ import Testing
             \(Self.readableDiff(expected: expected, actual: run.output))
             If the change is intended, regenerate with \(Self.regenerate) and commit the goldens with it.
             """)
-    }
-
-    /// Runs the built stepctl from the repository root.
-    static func stepctl(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: AgentProcess.stepctlPath)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: repository)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
     /// A diff of the two outputs one JSON value per line (`path = value`), where a long line of
