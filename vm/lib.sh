@@ -1,5 +1,6 @@
-# Shared by scripts/vm-test and scripts/vm-systemd-test (sourced, not run): tool checks, the static
-# build, Debian's kernel from apt, and booting QEMU with a verdict read from the serial console.
+# Shared by scripts/vm-test, scripts/vm-systemd-test and scripts/power-loss-test (sourced, not run):
+# tool checks, the static build, Debian's kernel from apt, the machine's Debian mirror, and booting
+# QEMU with a verdict read from the serial console.
 # The caller sets VM_TAG (the prefix of every line, e.g. "vm-test") and VM_CACHE (.vm-cache).
 
 vm_die() { echo "$VM_TAG: FAIL $*" >&2; exit 1; }
@@ -18,6 +19,54 @@ vm_static_binaries() {
     fi
     VM_BIN="$(scripts/build-static --print-bin-path)"
     [ -x "$VM_BIN/stepd" ] || vm_die "$VM_BIN/stepd missing: run scripts/build-static"
+}
+
+# vm_apt_mirror SUITE: the Debian archive this machine's own apt uses for SUITE's main component,
+# so the VM's root comes through the same mirror (or proxying mirror) as everything else here.
+# Reads /etc/apt/sources.list, then sources.list.d/*.list (one-line format) and *.sources (deb822)
+# by name, as apt does; prints "URI FILE" for the first enabled `deb` entry with that suite and
+# `main` over http(s), ftp or file, and nothing when there is none.
+# $VM_APT_DIR replaces /etc/apt (for checking it against other layouts).
+vm_apt_mirror() {
+    local suite="$1" dir="${VM_APT_DIR:-/etc/apt}" file uri
+    for file in "$dir/sources.list" "$dir"/sources.list.d/*; do
+        [ -f "$file" ] || continue
+        case "$file" in
+        *.sources) uri="$(awk -v suite="$suite" '
+            function check(   n, u, k) {
+                if (!found && types ~ /(^|[ \t])deb([ \t]|$)/ && tolower(enabled) != "no" \
+                    && (" " suites " ") ~ ("[ \t]" suite "[ \t]") && (" " comps " ") ~ /[ \t]main[ \t]/) {
+                    n = split(uris, u, /[ \t]+/)
+                    for (k = 1; k <= n; k++) if (u[k] ~ /^(https?|ftp|file):/) { print u[k]; found = 1; exit }
+                }
+                types = uris = suites = comps = enabled = key = ""
+            }
+            /^[ \t]*#/ { next }
+            /^[ \t]*$/ { check(); next }
+            /^[ \t]/ { if (key == "uris") uris = uris " " $0; else if (key == "suites") suites = suites " " $0
+                        else if (key == "components") comps = comps " " $0; next }
+            {
+                key = tolower($0); sub(/:.*/, "", key)
+                value = $0; sub(/^[^:]*:[ \t]*/, "", value)
+                if (key == "types") types = value; else if (key == "uris") uris = value
+                else if (key == "suites") suites = value; else if (key == "components") comps = value
+                else if (key == "enabled") enabled = value
+            }
+            END { check() }' "$file")" ;;
+        *.list) uri="$(awk -v suite="$suite" '
+            $1 == "deb" {
+                i = 2
+                if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+                if ($(i + 1) != suite || $i !~ /^(https?|ftp|file):/) next
+                for (j = i + 2; j <= NF && $j !~ /^#/; j++) if ($j == "main") { print $i; exit }
+            }' "$file")" ;;
+        *) continue ;;  # apt reads no other names (*.disabled, *.save, ...)
+        esac
+        if [ -n "$uri" ]; then
+            echo "$uri $file"
+            return 0
+        fi
+    done
 }
 
 # vm_fetch_kernel: Debian's kernel, the versioned package linux-image-amd64 depends on, cached per

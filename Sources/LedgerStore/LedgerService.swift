@@ -20,7 +20,7 @@ public final class LedgerService {
     private var store = SampleStore()
     private struct DayFile { var size: Int; var maxSequence: UInt64 }
     private var files: [Int: DayFile] = [:]
-    /// Records not yet on disk, a suffix of `log`.
+    /// Records not yet on disk: the newest of `store`'s, in sequence order.
     private var backlog: [StepRecord] = []
     private var nextSequence: UInt64 = 1
     private var ackedAnchor: UInt64 = 0

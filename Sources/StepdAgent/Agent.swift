@@ -43,6 +43,7 @@ public final class Agent {
     /// The activity as last reported by the engine (and to subscribers).
     private(set) var currentActivity: ActivityState
     private var stallArmed: Bool
+    private var watchdogPings = 0
 
     init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
          ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?) {
@@ -149,9 +150,13 @@ public final class Agent {
 
     private func serviceSensor() {
         let now = SystemClocks.monotonic()
-        if stallArmed, let stallAfter = options.stallAfter, now - startedMonotonic >= stallAfter {
+        if stallArmed, let stallAfter = options.stallAfter, now - startedMonotonic >= stallAfter,
+           notifier.watchdogInterval == nil || watchdogPings > 0 {
             // Test hook: a hung sampling loop. Nothing below runs again, so watchdog pings stop.
+            // Said on the notify socket too, so a test finds the stall in the datagram order
+            // instead of timing it: no WATCHDOG=1 may follow this STATUS=.
             logger.warning("--test-stall-after reached: the sampling loop now hangs on purpose")
+            notifier.notify("STATUS=sampling loop stalled on purpose (--test-stall-after)")
             stallArmed = false
             while true { sleep(3600) }
         }
@@ -209,6 +214,7 @@ public final class Agent {
             // check is scheduled either way, so a missed ping never turns into a busy loop.
             if let last = lastSensorService, now - last <= interval / 2 + sensor.maxServiceGap {
                 notifier.notify("WATCHDOG=1")
+                watchdogPings += 1
             }
             nextWatchdogCheck = now + interval / 2
         }

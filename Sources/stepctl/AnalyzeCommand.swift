@@ -4,7 +4,7 @@ import MotionCore
 import Recordings
 import StepdModel
 
-/// `stepctl analyze [--json] FILE...`: the agent's motion engine over recordings.
+/// `stepctl analyze [--json] [--embedded] FILE...`: the agent's motion engine over recordings.
 struct AnalyzeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
@@ -16,14 +16,17 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "User height in metres for the stride model (default 1.70).")
     var height: Double?
 
+    @Flag(help: "Also analyze the walk built into stepd (what `stepd --simulate builtin` replays), reported as file \"embedded\".")
+    var embedded = false
+
     @Argument(help: "Recording files.")
-    var files: [String]
+    var files: [String] = []
 
     func validate() throws {
         if let height, !(height >= 0.5 && height <= 2.6) {
             throw ValidationError("--height is in metres and must be between 0.5 and 2.6, got \(height)")
         }
-        if files.isEmpty { throw ValidationError("give at least one recording file") }
+        if files.isEmpty && !embedded { throw ValidationError("give at least one recording file (or --embedded)") }
     }
 
     func run() throws {
@@ -32,14 +35,21 @@ struct AnalyzeCommand: ParsableCommand {
         if !json {
             emit(pad("file", 40) + pad("steps", 8) + pad("distance m", 12) + "activities")
         }
-        for file in files {
+        // The embedded walk first: it is what the agent replays when no recording is given.
+        let sources: [String?] = (embedded ? [nil] : []) + files.map(Optional.some)
+        for source in sources {
+            let file = source ?? "embedded"
             let samples: [AccelSample]
-            do {
-                samples = try RecordingReader.read(path: file)
-            } catch {
-                failures += 1
-                emitError("stepctl analyze: \(error)")
-                continue
+            if let source {
+                do {
+                    samples = try RecordingReader.read(path: source)
+                } catch {
+                    failures += 1
+                    emitError("stepctl analyze: \(error)")
+                    continue
+                }
+            } else {
+                samples = EmbeddedRecording.samples
             }
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
             if json {

@@ -6,7 +6,7 @@ import StepJSON
 import StepdModel
 
 /// `stepctl features --json FILE...`: the motion engine's window feature vectors, the input of
-/// the classifier's trainer (scripts/train-motion-model), so the features have one implementation.
+/// the classifier's trainer (scripts/train_motion_model.py), so the features have one implementation.
 struct FeaturesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "features",

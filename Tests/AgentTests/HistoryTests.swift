@@ -231,7 +231,7 @@ import Testing
         let own = SampleSelection(sources: ["detector:simulated"])
         let before = try StepsQueryResult(json: client.call(.stepsQuery, StepsQueryParams(range: .between(start: from, end: now()), selection: own).json))
         let subscription = try SubscribeResult(json: client.call(.stepsSubscribe, StepsSubscribeParams(updateOn: 1_000, from: from).json))
-        guard let first = try client.nextNotification(timeout: 5) else { throw AgentTestError("no steps.update") }
+        guard let first = try client.nextNotification(timeout: 30) else { throw AgentTestError("no steps.update") }
         let update = try StepsUpdateNotice(json: first.params)
         let after = try StepsQueryResult(json: client.call(.stepsQuery, StepsQueryParams(range: .between(start: from, end: now()), selection: own).json))
         #expect(update.subscription == subscription.subscription && update.start == from)

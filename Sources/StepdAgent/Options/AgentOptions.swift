@@ -113,7 +113,7 @@ public struct AgentOptions: Sendable, Equatable {
         .toggle("--check", "Validate the board file or recording, print what would run, and exit.") {
             $0.checkOnly = true
         },
-        .option("--test-stall-after", "S", "Test hook: the sampling loop hangs after S seconds (watchdog tests).",
+        .option("--test-stall-after", "S", "Test hook: the sampling loop hangs after S seconds, once the watchdog was pinged (watchdog tests).",
                 hidden: true) { $0.stallAfter = try $1.number(in: 0...1_000_000) },
         AgentFlag(names: ["--print-manpage"], help: "Print the stepd(8) manual page (roff) and exit.", action: .manual),
         AgentFlag(names: ["--version"], help: "Print the version.", action: .version),

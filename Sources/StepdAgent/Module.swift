@@ -1,2 +1,0 @@
-// Placeholder until the module lands.
-public enum StepdAgentModule {}
