@@ -1,5 +1,6 @@
 import Glibc
 import Ledger
+import POSIXLayer
 import StepdModel
 
 /// The agent's ledger: detector steps in, checkpointed records out to day files, queries over

@@ -1,6 +1,7 @@
 import Glibc
 import Ledger
 import LedgerStore
+import POSIXLayer
 import SensorChips
 import StepProtocol
 import StepdModel

@@ -3,6 +3,7 @@ import CStepdShim
 import ChipEmulation
 import Glibc
 import LedgerStore
+import POSIXLayer
 import Recordings
 import SensorChips
 import StepProtocol
@@ -72,13 +73,17 @@ public enum AgentLauncher {
             return AgentExitStatus.success.rawValue
         }
 
-        if let code = FileOps.makeDirectories(options.stateDirectory) {
-            logger.error("cannot create the state directory \(options.stateDirectory): \(FileOps.errorText(code)) (pass --state-dir DIR or fix its permissions)")
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(options.stateDirectory)
+        } catch {
+            logger.error("cannot create the state directory \(options.stateDirectory): \(Errno(error.errno)) (pass --state-dir DIR or fix its permissions)")
             return AgentExitStatus.cannotCreate.rawValue
         }
         let socketDirectory = parentDirectory(of: options.socketPath)
-        if let code = FileOps.makeDirectories(socketDirectory) {
-            logger.error("cannot create the socket directory \(socketDirectory): \(FileOps.errorText(code)) (pass --socket PATH)")
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(socketDirectory)
+        } catch {
+            logger.error("cannot create the socket directory \(socketDirectory): \(Errno(error.errno)) (pass --socket PATH)")
             return AgentExitStatus.cannotCreate.rawValue
         }
 
