@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 import StepJSON
 import StepProtocol
 import StepdModel
@@ -207,7 +208,7 @@ public final class RPCServer {
         switch method {
         case .stepsSubscribe:
             let params = try StepsSubscribeParams(json: request.params)
-            let now = utcNow()
+            let now = SystemClocks.wall()
             var baseline = service.currentStepTotal()
             var distanceBaseline = latestDistance
             var startedAt = now
@@ -288,7 +289,7 @@ public final class RPCServer {
     public func publishSteps(total: Int, distanceMeters: Double? = nil) {
         latestDistance = distanceMeters
         guard !subscriptions.isEmpty else { return }
-        let now = utcNow()
+        let now = SystemClocks.wall()
         var dropped: [ClientID] = []
         for (id, var subscription) in subscriptions {
             guard case .steps(let updateOn, var baseline, var notifiedAt, let startedAt, var distanceBaseline) = subscription.kind else { continue }
