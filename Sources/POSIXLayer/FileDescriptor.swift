@@ -32,6 +32,15 @@ public final class FileDescriptor {
         rawValue = -1
     }
 
+    /// Hands the descriptor to a new owner (a C library that closes it itself); this object
+    /// forgets it and closes nothing.
+    @discardableResult
+    public func release() -> Int32 {
+        let released = rawValue
+        rawValue = -1
+        return released
+    }
+
     /// open(2), close-on-exec.
     public static func open(_ path: String, _ flags: Int32, permissions: mode_t = 0o644) throws(Errno) -> FileDescriptor {
         FileDescriptor(adopting: try valueOrErrno { Glibc.open(path, flags | O_CLOEXEC, permissions) })

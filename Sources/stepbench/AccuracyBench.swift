@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import MotionCore
 import Recordings
 import StepJSON
@@ -315,8 +316,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     }
 
     static func printError(_ message: String) {
-        var line = Array((message + "\n").utf8)
-        _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array((message + "\n").utf8))
     }
 }
 

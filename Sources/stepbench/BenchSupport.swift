@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 
 /// Deterministic generator (SplitMix64) so a failing or surprising run can be repeated with
 /// its seed.
@@ -19,11 +20,10 @@ struct SplitMix64 {
 }
 
 /// Seconds on the monotonic clock, for durations.
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func monotonicNow() -> Double { SystemClocks.monotonic() }
+
+/// Wall-clock UTC seconds.
+func wallNow() -> Double { SystemClocks.wall() }
 
 /// `value` with exactly `decimals` digits after the point ("12.50"); "-" when it is not finite
 /// or too large for this notation (converting it to an integer would trap).

@@ -136,12 +136,6 @@ struct CtlError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func wallNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// A poll loop like the agent's: a 40 Hz "sampling" deadline served between client events, so
 /// its lateness shows whether clients ever delay sampling.
 final class SyntheticServer {

@@ -1,5 +1,5 @@
-/// What the event loop does when poll(2) itself fails with something other than EINTR (EINVAL,
-/// ENOMEM: nothing a retry a microsecond later fixes). Retrying at once would spin a core and
+/// What the event loop does when poll(2) itself fails with something other than an interrupted
+/// call (EINVAL, ENOMEM: nothing a retry a microsecond later fixes). Retrying at once would spin a core and
 /// write one log line per turn; instead the loop waits, doubling the wait up to `maxDelay`, logs
 /// once per episode, and gives up after `giveUpAfter` seconds of failure so the agent exits
 /// non-zero and systemd restarts it. Times are passed in, so it is tested without a clock.
