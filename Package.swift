@@ -71,6 +71,7 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket"], swiftSettings: strict),
+        .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),
         .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "POSIXLayer", "SensorChips", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
     ]
 )

@@ -24,6 +24,30 @@ public struct Errno: Error, Sendable, Hashable, RawRepresentable, CustomStringCo
 
     /// strerror(3) text.
     public var description: String { strerror(rawValue).map { String(cString: $0) } ?? "errno \(rawValue)" }
+
+    /// The symbolic name (`ENOSPC`) of the errors the tools explain; nil for others.
+    public var name: String? {
+        switch rawValue {
+        case ENOSPC: return "ENOSPC"
+        case EDQUOT: return "EDQUOT"
+        case EROFS: return "EROFS"
+        case EACCES: return "EACCES"
+        case EPERM: return "EPERM"
+        case EIO: return "EIO"
+        case ENOENT: return "ENOENT"
+        case ENOTDIR: return "ENOTDIR"
+        case EEXIST: return "EEXIST"
+        case ENXIO: return "ENXIO"
+        case EREMOTEIO: return "EREMOTEIO"
+        case ETIMEDOUT: return "ETIMEDOUT"
+        case EBUSY: return "EBUSY"
+        case EAGAIN: return "EAGAIN"
+        case ENODEV: return "ENODEV"
+        case EINVAL: return "EINVAL"
+        case EOPNOTSUPP: return "EOPNOTSUPP"
+        default: return nil
+        }
+    }
 }
 
 /// Runs one system call that returns -1 and sets errno on failure; retries it while it fails with

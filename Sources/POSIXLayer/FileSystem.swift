@@ -17,22 +17,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String {
-        "\(operation) \(path): \(Errno(errno)) (\(Self.errnoName(errno)))"
-    }
-
-    static func errnoName(_ code: Int32) -> String {
-        switch code {
-        case ENOSPC: return "ENOSPC"
-        case EDQUOT: return "EDQUOT"
-        case EROFS: return "EROFS"
-        case EACCES: return "EACCES"
-        case EPERM: return "EPERM"
-        case EIO: return "EIO"
-        case ENOENT: return "ENOENT"
-        case ENOTDIR: return "ENOTDIR"
-        case EEXIST: return "EEXIST"
-        default: return "errno \(code)"
-        }
+        let code = Errno(errno)
+        return "\(operation) \(path): \(code) (\(code.name ?? "errno \(errno)"))"
     }
 }
 

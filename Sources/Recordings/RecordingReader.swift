@@ -16,7 +16,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotOpen(path, code):
-            return "\(path): cannot open: \(String(cString: strerror(code)))"
+            return "\(path): cannot open: \(Errno(code))"
         case let .readFailed(path, detail):
             return "\(path): read failed: \(detail)"
         case let .writeFailed(path, detail):

@@ -147,12 +147,12 @@ struct AccuracyBenchCommand: ParsableCommand {
         if let csv {
             var text = "name,true,estimate\n"
             for r in results { text += "\(r.entry.name),\(r.entry.truth.map { "\($0)" } ?? ""),\(r.steps)\n" }
-            guard let file = fopen(csv, "w") else {
-                Self.printError("stepbench accuracy: cannot write \(csv): \(String(cString: strerror(errno)))")
+            do throws(FileSystemError) {
+                try FileSystem.writeFileDurably(csv, Array(text.utf8))
+            } catch {
+                Self.printError("stepbench accuracy: cannot write \(csv): \(Errno(error.errno))")
                 throw ExitCode(1)
             }
-            fputs(text, file)
-            fclose(file)
         }
     }
 
