@@ -17,7 +17,7 @@ extension LedgerService {
             directoriesExist = true
         }
         if stateDirectoryUnsynced {
-            try fs.syncDirectory(Self.parentDirectory(of: stateDirectory))
+            try fs.syncDirectory(FileSystem.parent(of: stateDirectory))
             stateDirectoryUnsynced = false
         }
         if ledgerDirectoryUnsynced {
@@ -33,14 +33,6 @@ extension LedgerService {
         try fs.writeFileDurably(path + ".tmp", bytes)
         try fs.rename(path + ".tmp", to: path)
         try fs.syncDirectory(directory)
-    }
-
-    /// "/var/lib/stepd" -> "/var/lib", "state" -> ".", "/state" -> "/".
-    public static func parentDirectory(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     func load() throws(LedgerError) {

@@ -177,9 +177,11 @@ public enum FileSystem {
         try attempt("fsync", path) { () throws(Errno) in try directory.sync() }
     }
 
-    /// The directory part of `path` ("." when it has none).
+    /// The directory holding `path` (trailing slashes ignored; "." when it has none, "/" for "/").
     public static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 }

@@ -79,7 +79,7 @@ public enum AgentLauncher {
             logger.error("cannot create the state directory \(options.stateDirectory): \(Errno(error.errno)) (pass --state-dir DIR or fix its permissions)")
             return AgentExitStatus.cannotCreate.rawValue
         }
-        let socketDirectory = parentDirectory(of: options.socketPath)
+        let socketDirectory = FileSystem.parent(of: options.socketPath)
         do throws(FileSystemError) {
             try FileSystem.makeDirectories(socketDirectory)
         } catch {
@@ -279,14 +279,7 @@ public enum AgentLauncher {
         }
     }
 
-    private static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
-
     private static func fail(_ message: String) {
-        let line = Array("stepd: \(message)\n".utf8)
-        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array("stepd: \(message)\n".utf8))
     }
 }
