@@ -27,7 +27,13 @@ final class TarGzipWriter {
     deinit {
         guard let file else { return }
         gzclose(file)
-        unlink(path)
+        removePartialArchive()
+    }
+
+    /// Only a regular file is removed: `--output` may name a device such as /dev/stdout.
+    private func removePartialArchive() {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { unlink(path) }
     }
 
     /// Adds a file with `contents` under `name` (relative, no `..`).
@@ -69,7 +75,7 @@ final class TarGzipWriter {
         guard let file else { throw Failure(description: "\(path) is already finished") }
         self.file = nil
         guard gzclose(file) == Z_OK else {
-            unlink(path)
+            removePartialArchive()
             throw Failure(description: "cannot finish \(path)")
         }
     }
