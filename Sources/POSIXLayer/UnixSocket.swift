@@ -1,7 +1,7 @@
 import Glibc
 
 /// A `sockaddr_un`, built in one place: a file-system path, or a name in Linux's abstract namespace.
-public struct UnixSocketAddress: @unchecked Sendable {
+public struct UnixSocketAddress: Sendable {
     public private(set) var storage = sockaddr_un()
     /// The bytes of `storage` that count: the family, the path and its NUL (none for an abstract name).
     public private(set) var length: socklen_t = 0
