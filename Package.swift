@@ -20,36 +20,39 @@ let package = Package(
         .target(name: "CStepdShim", linkerSettings: [.linkedLibrary("i2c"), .linkedLibrary("gpiod")]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
+        // The one POSIX layer: owned descriptors, typed errno, EINTR retry, clocks, Unix socket
+        // addresses, durable and atomic file writes. Glibc only, no Foundation.
+        .target(name: "POSIXLayer", swiftSettings: strict),
         // Shared vocabulary (samples, activity kinds, sensor health).
         .target(name: "StepdModel", swiftSettings: strict),
         // Foundation-free JSON with hard limits (depth, size, number range).
         .target(name: "StepJSON", swiftSettings: strict),
         // Linux i2c-dev and GPIO behind typed Swift errors; the I2CBus protocol the drivers use.
-        .target(name: "SensorBus", dependencies: ["CStepdShim", "StepdModel"], swiftSettings: strict),
+        .target(name: "SensorBus", dependencies: ["CStepdShim", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         // One table + driver per chip, probe, FIFO bursts, recovery supervisor.
         .target(name: "SensorChips", dependencies: ["SensorBus", "StepdModel"], swiftSettings: strict),
         // Register-level emulations of the chips behind I2CBus, fed by recordings.
         .target(name: "ChipEmulation", dependencies: ["SensorBus", "SensorChips", "StepdModel"], swiftSettings: strict),
         // Board files: parsing and validation.
-        .target(name: "Boards", dependencies: ["StepdModel"], swiftSettings: strict),
+        .target(name: "Boards", dependencies: ["POSIXLayer", "StepdModel"], swiftSettings: strict),
         // The shared t,x,y,z recording format (plain or gzip), read and write.
-        .target(name: "Recordings", dependencies: ["CZlib", "StepdModel"], swiftSettings: strict),
+        .target(name: "Recordings", dependencies: ["CZlib", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         // Pure motion core: step detector, activity classifier, stride model, reference algorithm.
         .target(name: "MotionCore", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // Pure ledger: records, encoding, checksums, queries, source merging, sync anchors.
         .target(name: "Ledger", dependencies: ["StepdModel"], swiftSettings: strict),
         // Ledger files on disk: append + fdatasync, recovery, rotation, pruning, backlog.
-        .target(name: "LedgerStore", dependencies: ["Ledger", "StepdModel"], swiftSettings: strict),
+        .target(name: "LedgerStore", dependencies: ["Ledger", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
         .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // JSON-RPC dispatch as a pure state machine: lines and peer credentials in, lines out
         // (subscriptions, permissions, holding requests of clients that do not read); no sockets.
         .target(name: "RPCDispatch", dependencies: ["StepJSON", "StepProtocol", "StepdModel"], swiftSettings: strict),
         // Unix socket server (poll-driven, bounded queues, peer credentials) and client.
-        .target(name: "StepSocket", dependencies: ["CStepdShim", "StepJSON", "StepProtocol", "StepdModel", "RPCDispatch"], swiftSettings: strict),
+        .target(name: "StepSocket", dependencies: ["CStepdShim", "POSIXLayer", "StepJSON", "StepProtocol", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
-            "CStepdShim", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
+            "CStepdShim", "POSIXLayer", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
             "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket", "RPCDispatch",
         ], swiftSettings: strict),
 
@@ -57,18 +60,18 @@ let package = Package(
         // flags are parsed by `AgentOptions.parse` instead.
         .executableTarget(name: "stepd", dependencies: ["StepdAgent", "StepProtocol"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
-            "CZlib", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
+            "CZlib", "POSIXLayer", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
             "LedgerStore", "Boards",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
-            "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
+            "POSIXLayer", "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
             "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch", "ToolSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         // Helpers of the development tools: seeded random numbers, clocks, table columns.
-        .target(name: "ToolSupport", swiftSettings: strict),
+        .target(name: "ToolSupport", dependencies: ["POSIXLayer"], swiftSettings: strict),
         // The socket robustness fuzzer (scripts/socket-harness).
         .executableTarget(name: "socketfuzz", dependencies: [
             "StepJSON", "StepProtocol", "StepSocket", "ToolSupport",
@@ -77,8 +80,9 @@ let package = Package(
 
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
-        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
+        .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "POSIXLayer", "SensorChips", "StepJSON", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
     ]
 )

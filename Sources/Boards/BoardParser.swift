@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 import StepdModel
 
 /// Board files: parse and validate (pure).
@@ -152,21 +153,21 @@ public enum BoardLoader {
     }
 
     static func readFile(_ path: String) throws(BoardError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            let reason = code == ENOENT ? "no such file; the shipped boards are in boards/" : (strerror(code).map { String(cString: $0) } ?? "errno \(code)")
+        let file: FileDescriptor
+        do throws(Errno) {
+            file = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            let reason = error == .noSuchFile ? "no such file; the shipped boards are in boards/" : error.description
             throw BoardError(file: path, line: nil, key: nil, message: "cannot open: \(reason)")
         }
-        defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
-                throw BoardError(file: path, line: nil, key: nil, message: "cannot read: \(reason)")
+            let n: Int
+            do throws(Errno) {
+                n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try file.read(into: raw) } }.get()
+            } catch {
+                throw BoardError(file: path, line: nil, key: nil, message: "cannot read: \(error)")
             }
             if n == 0 { break }
             bytes += buffer[0..<n]

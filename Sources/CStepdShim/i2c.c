@@ -2,19 +2,11 @@
 #include "stepd_i2c.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <i2c/smbus.h>
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-int stepd_i2c_open(const char *path) {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
-
-int stepd_i2c_close(int fd) { return close(fd) == 0 ? 0 : -errno; }
 
 int stepd_i2c_functionality(int fd, unsigned long *out) {
     unsigned long funcs = 0;

@@ -1,4 +1,5 @@
 import Ledger
+import POSIXLayer
 
 /// Naming and reading of the ledger directory, shared by the service (which repairs) and
 /// the verifier (which only reports).

@@ -1,4 +1,5 @@
 import Ledger
+import POSIXLayer
 import StepdModel
 
 public struct LedgerOptions {

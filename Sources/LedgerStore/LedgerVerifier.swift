@@ -1,5 +1,6 @@
 import Glibc
 import Ledger
+import POSIXLayer
 
 /// What `stepctl ledger verify` reports. A torn tail counts as corrupt: until the agent's
 /// start-up recovery cuts it, the bytes on disk are not a valid ledger.

@@ -1,5 +1,6 @@
 import Glibc
 import Ledger
+import POSIXLayer
 
 /// Reads a time zone the way the C library does: a fixed offset ("UTC", "+02:00"), a name
 /// under /usr/share/zoneinfo, or /etc/localtime when no name is given.

@@ -1,5 +1,6 @@
 import CZlib
 import Glibc
+import POSIXLayer
 import StepdModel
 
 /// Writes samples in the shared format (`t,x,y,z`, gzip) for field recordings. Append, then
@@ -13,13 +14,11 @@ public final class GzipCSVWriter {
 
     public init(path: String) throws(RecordingError) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { throw .cannotOpen(path: path, errno: errno) }
-        guard let file = gzdopen(fd, "wb6") else {
-            close(fd)
-            throw .writeFailed(path: path, detail: "zlib could not attach to the file")
+        switch GzipFile.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, gzipMode: "wb6") {
+        case .success(let file): self.file = file
+        case .failure(.open(let error)): throw .cannotOpen(path: path, errno: error.rawValue)
+        case .failure(.attach): throw .writeFailed(path: path, detail: "zlib could not attach to the file")
         }
-        self.file = file
         line.reserveCapacity(64)
         try writeBytes(Array("t,x,y,z\n".utf8))
     }

@@ -1,5 +1,6 @@
 import CZlib
 import Glibc
+import POSIXLayer
 import StepdModel
 
 /// Why a recording could not be read or written; `description` names the file (and line) and
@@ -15,7 +16,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotOpen(path, code):
-            return "\(path): cannot open: \(String(cString: strerror(code)))"
+            return "\(path): cannot open: \(Errno(code))"
         case let .readFailed(path, detail):
             return "\(path): read failed: \(detail)"
         case let .writeFailed(path, detail):
@@ -41,12 +42,11 @@ public enum RecordingReader {
 
     /// Decompressed (or plain) content of a file.
     public static func readAllBytes(path: String) throws(RecordingError) -> [UInt8] {
-        // gzopen would open a missing file lazily; open(2) first so the error carries errno.
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .cannotOpen(path: path, errno: errno) }
-        guard let file = gzdopen(fd, "rb") else {
-            close(fd)
-            throw .readFailed(path: path, detail: "zlib could not attach to the file")
+        let file: gzFile
+        switch GzipFile.open(path, flags: O_RDONLY, gzipMode: "rb") {
+        case .success(let opened): file = opened
+        case .failure(.open(let error)): throw .cannotOpen(path: path, errno: error.rawValue)
+        case .failure(.attach): throw .readFailed(path: path, detail: "zlib could not attach to the file")
         }
         defer { gzclose(file) }
         gzbuffer(file, 256 * 1024)

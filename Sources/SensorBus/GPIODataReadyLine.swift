@@ -1,5 +1,6 @@
 import CStepdShim
 import Glibc
+import POSIXLayer
 
 /// A failed GPIO request or read; keeps errno.
 public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -16,7 +17,7 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
+        let reason = Errno(errno).description
         let advice: String
         switch errno {
         case ENOENT, ENODEV: advice = "check the chip name with gpiodetect and the line offset with gpioinfo"

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 
 /// A failed bus transaction. Keeps errno so nothing is lost; `kind` says what it means for the
 /// driver (retry, re-probe, give up) and `description` says what a person should check.
@@ -98,22 +99,7 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     static func errnoName(_ code: Int32) -> String {
-        switch code {
-        case ENXIO: return "ENXIO"
-        case EREMOTEIO: return "EREMOTEIO"
-        case ETIMEDOUT: return "ETIMEDOUT"
-        case EBUSY: return "EBUSY"
-        case EAGAIN: return "EAGAIN"
-        case ENOENT: return "ENOENT"
-        case ENODEV: return "ENODEV"
-        case EACCES: return "EACCES"
-        case EPERM: return "EPERM"
-        case EIO: return "EIO"
-        case EINVAL: return "EINVAL"
-        case EOPNOTSUPP: return "EOPNOTSUPP"
-        default:
-            guard let text = strerror(code) else { return "errno \(code)" }
-            return String(cString: text)
-        }
+        let error = Errno(code)
+        return error.name ?? error.description
     }
 }

@@ -1,5 +1,6 @@
 import CStepdShim
 import Glibc
+import POSIXLayer
 
 /// An i2c-dev adapter. Uses I2C_RDWR (write, repeated start, read in one ioctl) when the adapter
 /// supports plain I2C, and SMBus I2C-block reads plus byte writes when it is SMBus-only
@@ -11,17 +12,22 @@ public final class LinuxI2CBus: I2CBus {
     public let mode: TransferMode
     /// The adapter's I2C_FUNCS mask.
     public let functionality: UInt
-    private let fd: Int32
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     /// SMBus calls go to the address last set with I2C_SLAVE.
     private var selectedAddress: UInt8?
 
     public init(path: String) throws(I2CError) {
-        let opened = stepd_i2c_open(path)
-        guard opened >= 0 else { throw I2CError(errno: -opened, operation: "open", address: nil, bus: path) }
+        // Owned from here: every throw below closes it.
+        let descriptor: FileDescriptor
+        do throws(Errno) {
+            descriptor = try FileDescriptor.open(path, O_RDWR)
+        } catch {
+            throw I2CError(errno: error.rawValue, operation: "open", address: nil, bus: path)
+        }
         var funcs: UInt = 0
-        let queried = stepd_i2c_functionality(opened, &funcs)
+        let queried = stepd_i2c_functionality(descriptor.rawValue, &funcs)
         guard queried >= 0 else {
-            _ = stepd_i2c_close(opened)
             throw I2CError(kind: .unsupported, errno: -queried, operation: "I2C_FUNCS", address: nil, bus: path,
                            detail: "\(path) is not an i2c-dev adapter")
         }
@@ -31,16 +37,13 @@ public final class LinuxI2CBus: I2CBus {
             && funcs & UInt(STEPD_I2C_FUNC_SMBUS_WRITE_BYTE_DATA) != 0 {
             mode = .smbus
         } else {
-            _ = stepd_i2c_close(opened)
             throw I2CError(kind: .unsupported, errno: 0, operation: "I2C_FUNCS", address: nil, bus: path,
                            detail: "the adapter supports neither I2C_RDWR nor SMBus I2C-block reads (functionality 0x\(String(funcs, radix: 16)))")
         }
-        fd = opened
+        self.descriptor = descriptor
         functionality = funcs
         name = path
     }
-
-    deinit { _ = stepd_i2c_close(fd) }
 
     public var maxReadLength: Int { mode == .i2c ? I2CTransferLimit.message : I2CTransferLimit.smbusBlock }
 

@@ -11,9 +11,6 @@ public final class ReopeningI2CBus: I2CBus {
         name = path
     }
 
-    /// The adapter as currently opened, for status and tests.
-    public var currentMode: LinuxI2CBus.TransferMode? { open?.mode }
-
     public var maxReadLength: Int {
         // Before the node could be opened, assume the SMBus limit: a driver that splits its
         // bursts for SMBus also works on a full I2C adapter.

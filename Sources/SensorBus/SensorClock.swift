@@ -1,4 +1,4 @@
-import Glibc
+import POSIXLayer
 
 /// Monotonic seconds on the sensor's time base.
 public protocol SensorClock: AnyObject {
@@ -16,11 +16,7 @@ extension SensorClock {
 public final class MonotonicClock: SensorClock {
     public init() {}
 
-    public func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public func now() -> Double { SystemClocks.monotonic() }
 }
 
 /// Monotonic time since creation times `speed`, starting at 0: an emulated chip replaying a

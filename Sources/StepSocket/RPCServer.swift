@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 import RPCDispatch
 import StepProtocol
 import StepdModel
@@ -29,7 +30,7 @@ public final class RPCServer {
     public var socketPath: String { socket.options.path }
 
     public func handle(_ ready: [pollfd]) {
-        let now = utcNow()
+        let now = SystemClocks.wall()
         for event in socket.handle(ready) {
             switch event {
             case .connected(let id, let peer):
@@ -51,7 +52,7 @@ public final class RPCServer {
     }
 
     public func publishSteps(total: Int, distanceMeters: Double? = nil) {
-        apply(dispatcher.publishSteps(total: total, distanceMeters: distanceMeters, now: utcNow()))
+        apply(dispatcher.publishSteps(total: total, distanceMeters: distanceMeters, now: SystemClocks.wall()))
     }
 
     public func publishActivity(_ activity: ActivityResult) {

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 
 /// A failed socket operation, keeping errno and saying what to do about it.
 public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -14,50 +15,13 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         self.hint = hint
     }
 
+    public init(operation: String, path: String, _ error: Errno, hint: String? = nil) {
+        self.init(operation: operation, path: path, errno: error.rawValue, hint: hint)
+    }
+
     public var description: String {
-        let reason = errno == 0 ? "" : ": \(String(cString: strerror(errno)))"
+        let reason = errno == 0 ? "" : ": \(Errno(errno))"
         let tail = hint.map { " (\($0))" } ?? ""
         return "\(operation) \(path)\(reason)\(tail)"
     }
-}
-
-/// Builds a `sockaddr_un` for `path`; nil when the path does not fit (107 bytes on Linux).
-func makeUnixAddress(_ path: String) -> sockaddr_un? {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else { return nil }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (i, b) in bytes.enumerated() { raw[i] = b }
-        raw[bytes.count] = 0
-    }
-    return address
-}
-
-/// connect(2) on a Unix address, retrying EINTR.
-func connectUnix(_ fd: Int32, _ address: sockaddr_un) -> Int32 {
-    var address = address
-    while true {
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if rc == 0 { return 0 }
-        if Glibc.errno == EINTR { continue }
-        return Glibc.errno
-    }
-}
-
-func setNonBlocking(_ fd: Int32) {
-    let flags = fcntl(fd, F_GETFL)
-    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
-}
-
-/// Wall-clock UTC seconds, for notification timestamps.
-func utcNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

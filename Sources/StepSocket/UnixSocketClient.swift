@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 import StepJSON
 import StepProtocol
 
@@ -27,7 +28,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         case .staleSocket(let path):
             return "\(path) exists but nothing listens on it (stale socket from a stopped agent): start stepd, or pass --socket PATH"
         case .io(let operation, let e):
-            return "\(operation) failed: \(String(cString: strerror(e)))"
+            return "\(operation) failed: \(Errno(e))"
         case .timeout(let seconds):
             return "stepd did not answer within \(seconds) s"
         case .closed:
@@ -45,7 +46,9 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
 public final class UnixSocketClient {
     public let path: String
     public var timeout: Double
-    public private(set) var fd: Int32
+    private let descriptor: FileDescriptor
+    /// The connected socket's number (-1 once closed), for callers that poll many clients.
+    public var fd: Int32 { descriptor.rawValue }
     private var buffer: [UInt8] = []
     /// Bytes of `buffer` already searched for a newline, so a long reply arriving in many
     /// chunks is scanned once, not once per chunk.
@@ -57,30 +60,25 @@ public final class UnixSocketClient {
     public init(path: String, timeout: Double = 5) throws(ClientError) {
         self.path = path
         self.timeout = timeout
-        guard let address = makeUnixAddress(path) else { throw .io(operation: "socket path \(path)", errno: ENAMETOOLONG) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .io(operation: "socket", errno: errno) }
-        let result = connectUnix(fd, address)
-        if result != 0 {
-            Glibc.close(fd)
-            switch result {
+        guard let address = UnixSocketAddress(path: path) else { throw .io(operation: "socket path \(path)", errno: ENAMETOOLONG) }
+        do throws(Errno) {
+            descriptor = try FileDescriptor.unixSocket(Int32(SOCK_STREAM.rawValue))
+        } catch {
+            throw .io(operation: "socket", errno: error.rawValue)
+        }
+        do throws(Errno) {
+            try descriptor.connect(to: address)
+        } catch {
+            switch error.rawValue {
             case ENOENT, ENOTDIR: throw .notRunning(path: path)
             case EACCES, EPERM: throw .accessDenied(path: path)
             case ECONNREFUSED: throw .staleSocket(path: path)
-            default: throw .io(operation: "connect to \(path)", errno: result)
+            default: throw .io(operation: "connect to \(path)", errno: error.rawValue)
             }
         }
-        self.fd = fd
     }
 
-    deinit { close() }
-
-    public func close() {
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
-    }
+    public func close() { descriptor.close() }
 
     /// Sends raw bytes as they are (benchmarks and tests use this for hostile input).
     public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
@@ -88,13 +86,15 @@ public final class UnixSocketClient {
         var offset = 0
         while offset < bytes.count {
             guard try waitFor(Int16(POLLOUT), timeout: timeout) else { throw .timeout(seconds: timeout) }
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                if errno == EPIPE || errno == ECONNRESET { throw .closed }
-                throw .io(operation: "send", errno: errno)
+            do throws(Errno) {
+                offset += try bytes.withUnsafeBytes { raw in
+                    Result { () throws(Errno) in try descriptor.send(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+                }.get()
+            } catch {
+                if error == .wouldBlock { continue }
+                if error == .brokenPipe || error == .connectionReset { throw .closed }
+                throw .io(operation: "send", errno: error.rawValue)
             }
-            offset += n
         }
     }
 
@@ -105,15 +105,12 @@ public final class UnixSocketClient {
     }
 
     private func waitFor(_ events: Int16, timeout seconds: Double) throws(ClientError) -> Bool {
-        var entry = pollfd(fd: fd, events: events, revents: 0)
+        var entries = [pollfd(fd: fd, events: events, revents: 0)]
         let ms = seconds < 0 ? -1 : Int32(min(seconds * 1000, Double(Int32.max)).rounded(.up))
-        while true {
-            let rc = poll(&entry, 1, ms)
-            if rc < 0 {
-                if errno == EINTR { continue }
-                throw .io(operation: "poll", errno: errno)
-            }
-            return rc > 0
+        do throws(Errno) {
+            return try pollDescriptors(&entries, timeoutMilliseconds: ms) > 0
+        } catch {
+            throw .io(operation: "poll", errno: error.rawValue)
         }
     }
 
@@ -131,11 +128,13 @@ public final class UnixSocketClient {
             }
             scanned = buffer.count
             guard try waitFor(Int16(POLLIN), timeout: limit) else { return nil }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                if errno == ECONNRESET { throw .closed }
-                throw .io(operation: "recv", errno: errno)
+            let n: Int
+            do throws(Errno) {
+                n = try chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try descriptor.receive(into: raw) } }.get()
+            } catch {
+                if error == .wouldBlock { continue }
+                if error == .connectionReset { throw .closed }
+                throw .io(operation: "recv", errno: error.rawValue)
             }
             if n == 0 { throw .closed }
             buffer.append(contentsOf: chunk[0..<n])

@@ -1,5 +1,6 @@
 import CStepdShim
 import Glibc
+import POSIXLayer
 import StepProtocol
 
 /// Limits and ownership of the listening socket.
@@ -48,6 +49,8 @@ public typealias RPCPeer = RPCCaller
 public final class UnixSocketServer {
     final class Connection {
         let id: ClientID
+        let descriptor: FileDescriptor
+        /// Kept apart from `descriptor` so the maps can still find the entry once it is closed.
         let fd: Int32
         let peer: RPCPeer
         var input: [UInt8] = []
@@ -58,9 +61,10 @@ public final class UnixSocketServer {
         /// Not polled for input: the layer above holds requests until answers are read.
         var readingPaused = false
 
-        init(id: ClientID, fd: Int32, peer: RPCPeer) {
+        init(id: ClientID, descriptor: FileDescriptor, peer: RPCPeer) {
             self.id = id
-            self.fd = fd
+            self.descriptor = descriptor
+            fd = descriptor.rawValue
             self.peer = peer
         }
 
@@ -68,7 +72,7 @@ public final class UnixSocketServer {
     }
 
     public let options: UnixSocketServerOptions
-    private var listener: Int32
+    private var listener: FileDescriptor?
     private var connections: [ClientID: Connection] = [:]
     private var connectionByFD: [Int32: ClientID] = [:]
     private var nextID: ClientID = 1
@@ -87,48 +91,45 @@ public final class UnixSocketServer {
 
     deinit { close() }
 
-    private static func bindListener(_ options: UnixSocketServerOptions) throws(SocketError) -> Int32 {
+    private static func bindListener(_ options: UnixSocketServerOptions) throws(SocketError) -> FileDescriptor {
         let path = options.path
-        guard let address = makeUnixAddress(path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             throw SocketError(operation: "socket path", path: path, errno: ENAMETOOLONG,
                               hint: "a Unix socket path must be 1 to 107 bytes; choose a shorter --socket")
         }
         try ensureParentDirectory(of: path)
         try removeStaleSocket(path, address)
 
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(operation: "create socket for", path: path, errno: errno) }
-        var boundAddress = address
-        let rc = withUnsafePointer(to: &boundAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let listener: FileDescriptor
+        do throws(Errno) {
+            listener = try FileDescriptor.unixSocket(Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        } catch {
+            throw SocketError(operation: "create socket for", path: path, error)
         }
-        if rc != 0 {
-            let e = errno
-            Glibc.close(fd)
-            throw SocketError(operation: "bind", path: path, errno: e,
-                              hint: e == EACCES ? "no write permission on the directory; pass --socket in a writable place" : nil)
+        do throws(Errno) {
+            try listener.bind(to: address)
+        } catch {
+            throw SocketError(operation: "bind", path: path, error,
+                              hint: error.rawValue == EACCES ? "no write permission on the directory; pass --socket in a writable place" : nil)
         }
-        // Mode and group are set before listen(), so nobody can connect through a wider mode.
-        if chmod(path, options.mode) != 0 {
-            let e = errno
-            Glibc.close(fd)
+        // From here on a failure removes the socket file too (the listener closes itself).
+        do throws(SocketError) {
+            // Mode and group are set before listen(), so nobody can connect through a wider mode.
+            guard chmod(path, options.mode) == 0 else { throw SocketError(operation: "chmod", path: path, .current) }
+            if let group = options.groupID, chown(path, uid_t.max, group) != 0 {
+                throw SocketError(operation: "chown to group \(group)", path: path, .current,
+                                  hint: "the agent must run as root or be a member of that group")
+            }
+            do throws(Errno) {
+                try listener.listen(backlog: 128)
+            } catch {
+                throw SocketError(operation: "listen on", path: path, error)
+            }
+        } catch {
             unlink(path)
-            throw SocketError(operation: "chmod", path: path, errno: e)
+            throw error
         }
-        if let group = options.groupID, chown(path, uid_t.max, group) != 0 {
-            let e = errno
-            Glibc.close(fd)
-            unlink(path)
-            throw SocketError(operation: "chown to group \(group)", path: path, errno: e,
-                              hint: "the agent must run as root or be a member of that group")
-        }
-        guard listen(fd, 128) == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            unlink(path)
-            throw SocketError(operation: "listen on", path: path, errno: e)
-        }
-        return fd
+        return listener
     }
 
     private static func ensureParentDirectory(of path: String) throws(SocketError) {
@@ -136,48 +137,60 @@ public final class UnixSocketServer {
         let parent = String(path[..<slash])
         var info = stat()
         if stat(parent, &info) == 0 { return }
-        guard errno == ENOENT else { throw SocketError(operation: "stat", path: parent, errno: errno) }
-        if mkdir(parent, 0o755) != 0 && errno != EEXIST {
-            throw SocketError(operation: "create directory", path: parent, errno: errno,
+        guard errno == ENOENT else { throw SocketError(operation: "stat", path: parent, .current) }
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectory(parent, mode: 0o755)
+        } catch {
+            throw SocketError(operation: "create directory", path: parent, errno: error.errno,
                               hint: "create it or pass --socket in an existing directory")
         }
     }
 
     /// A socket file left by a crashed agent is removed; one somebody listens on is not.
-    private static func removeStaleSocket(_ path: String, _ address: sockaddr_un) throws(SocketError) {
+    private static func removeStaleSocket(_ path: String, _ address: UnixSocketAddress) throws(SocketError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw SocketError(operation: "refusing to replace", path: path, errno: EEXIST,
                               hint: "it exists and is not a socket; remove it or choose another --socket")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { throw SocketError(operation: "create socket for", path: path, errno: errno) }
-        let result = connectUnix(probe, address)
-        Glibc.close(probe)
-        if result == 0 {
-            throw SocketError(operation: "another agent is already listening on", path: path, errno: EADDRINUSE,
-                              hint: "stop it first or pass another --socket")
+        let probe: FileDescriptor
+        do throws(Errno) {
+            probe = try FileDescriptor.unixSocket(Int32(SOCK_STREAM.rawValue))
+        } catch {
+            throw SocketError(operation: "create socket for", path: path, error)
         }
-        guard result == ECONNREFUSED || result == ENOENT else {
-            throw SocketError(operation: "checking existing socket", path: path, errno: result)
+        do throws(Errno) {
+            try probe.connect(to: address)
+        } catch {
+            guard error == .connectionRefused || error == .noSuchFile else {
+                throw SocketError(operation: "checking existing socket", path: path, error)
+            }
+            try removeFile(path)
+            return
         }
-        if unlink(path) != 0 && errno != ENOENT {
-            throw SocketError(operation: "remove stale socket", path: path, errno: errno)
+        throw SocketError(operation: "another agent is already listening on", path: path, errno: EADDRINUSE,
+                          hint: "stop it first or pass another --socket")
+    }
+
+    private static func removeFile(_ path: String) throws(SocketError) {
+        do throws(FileSystemError) {
+            try FileSystem.remove(path)
+        } catch {
+            throw SocketError(operation: "remove stale socket", path: path, errno: error.errno)
         }
     }
 
     public var clientCount: Int { connections.count }
-    public var clientIDs: [ClientID] { Array(connections.keys) }
     public func peer(of id: ClientID) -> RPCPeer? { connections[id]?.peer }
     public func queuedBytes(of id: ClientID) -> Int { connections[id]?.pendingOutput ?? 0 }
 
     /// The listener and every client; POLLOUT only for clients with queued output.
     public var pollDescriptors: [pollfd] {
-        guard listener >= 0 else { return [] }
+        guard let listener else { return [] }
         var fds: [pollfd] = []
         fds.reserveCapacity(connections.count + 1)
-        fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0))
         for connection in connections.values {
             var events = connection.readingPaused ? Int16(0) : Int16(POLLIN)
             if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
@@ -192,7 +205,7 @@ public final class UnixSocketServer {
         var events = deferredEvents
         deferredEvents.removeAll()
         for entry in ready where entry.revents != 0 {
-            if entry.fd == listener {
+            if entry.fd == listener?.rawValue {
                 acceptPending(&events)
                 continue
             }
@@ -212,24 +225,20 @@ public final class UnixSocketServer {
 
     private func acceptPending(_ events: inout [SocketEvent]) {
         // Bounded per round so a connect flood cannot hold the loop.
+        guard let listener else { return }
         for _ in 0..<64 {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
-                return  // EAGAIN, or a transient error such as EMFILE/ECONNABORTED: poll will tell again
-            }
+            // nil: EAGAIN, or a transient error such as EMFILE/ECONNABORTED; poll will tell again.
+            guard let client = try? listener.accept() else { return }
             if connections.count >= options.maxClients {
                 var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
                 line.append(0x0A)
-                _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-                Glibc.close(fd)
+                _ = try? line.withUnsafeBytes { raw in Result { () throws(Errno) in try client.send(raw, flags: Int32(MSG_DONTWAIT)) } }.get()
+                client.close()
                 continue
             }
-            setNonBlocking(fd)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var credentials = stepd_peer_credentials()
             let peer: RPCPeer
-            if stepd_peer_credentials_get(fd, &credentials) >= 0 {
+            if stepd_peer_credentials_get(client.rawValue, &credentials) >= 0 {
                 peer = RPCPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
             } else {
                 // Unknown peer: treat as nobody, so it only gets read access.
@@ -237,28 +246,26 @@ public final class UnixSocketServer {
             }
             let id = nextID
             nextID += 1
-            let connection = Connection(id: id, fd: fd, peer: peer)
+            let connection = Connection(id: id, descriptor: client, peer: peer)
             connections[id] = connection
-            connectionByFD[fd] = id
+            connectionByFD[connection.fd] = id
             events.append(.connected(id, peer))
         }
     }
 
     private func readAvailable(_ connection: Connection, _ events: inout [SocketEvent]) {
-        var received = 0
-        while true {
-            received = readBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if received < 0 && errno == EINTR { continue }
-            break
+        let received: Int
+        do throws(Errno) {
+            received = try readBuffer.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) in try connection.descriptor.receive(into: raw, flags: Int32(MSG_DONTWAIT)) }
+            }.get()
+        } catch {
+            if error == .wouldBlock { return }
+            drop(connection, reason: "read failed: \(error)", &events)
+            return
         }
         if received == 0 {
             drop(connection, reason: "closed by peer", &events)
-            return
-        }
-        if received < 0 {
-            let e = errno
-            if e == EAGAIN || e == EWOULDBLOCK { return }
-            drop(connection, reason: "read failed: \(String(cString: strerror(e)))", &events)
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<received])
@@ -326,14 +333,16 @@ public final class UnixSocketServer {
     /// Writes queued output until the socket would block; false on a fatal error.
     private func flush(_ connection: Connection) -> Bool {
         while connection.pendingOutput > 0 {
-            let written = connection.output.withUnsafeBytes { raw in
-                Glibc.send(connection.fd, raw.baseAddress.map { $0 + connection.outputOffset }, connection.pendingOutput,
-                     Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return true }
-                return false
+            let written: Int
+            do throws(Errno) {
+                written = try connection.output.withUnsafeBytes { raw in
+                    Result { () throws(Errno) in
+                        try connection.descriptor.send(UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]),
+                                                       flags: Int32(MSG_DONTWAIT))
+                    }
+                }.get()
+            } catch {
+                return error == .wouldBlock
             }
             connection.outputOffset += written
         }
@@ -345,7 +354,7 @@ public final class UnixSocketServer {
     private func drop(_ connection: Connection, reason: String, _ events: inout [SocketEvent]) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         connectionByFD.removeValue(forKey: connection.fd)
-        Glibc.close(connection.fd)
+        connection.descriptor.close()
         events.append(.disconnected(connection.id, reason))
     }
 
@@ -357,12 +366,12 @@ public final class UnixSocketServer {
 
     /// Closes every connection and the listener and removes the socket file.
     public func close() {
-        for connection in connections.values { Glibc.close(connection.fd) }
+        for connection in connections.values { connection.descriptor.close() }
         connections.removeAll()
         connectionByFD.removeAll()
-        if listener >= 0 {
-            Glibc.close(listener)
-            listener = -1
+        if let listener {
+            listener.close()
+            self.listener = nil
             unlink(options.path)
         }
     }

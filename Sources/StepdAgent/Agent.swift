@@ -2,6 +2,7 @@ import Glibc
 import Ledger
 import LedgerStore
 import MotionCore
+import POSIXLayer
 import SensorBus
 import SensorChips
 import StepProtocol
@@ -44,6 +45,8 @@ public final class Agent {
     private(set) var currentActivity: ActivityState
     private var stallArmed: Bool
     private var watchdogPings = 0
+    private var pollBackoff = PollFailureBackoff()
+    private var exitStatus = AgentExitStatus.success
 
     init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
          ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?) {
@@ -88,7 +91,7 @@ public final class Agent {
             turn()
         }
         shutdown()
-        return 0
+        return exitStatus.rawValue
     }
 
     private func turn() {
@@ -104,9 +107,21 @@ public final class Agent {
         if let server { descriptors.append(contentsOf: server.pollDescriptors) }
 
         let timeout = millisecondsUntilNextDeadline()
-        let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
-        if count < 0 && errno != EINTR {
-            logger.error("poll failed: \(String(cString: strerror(errno))); retrying")
+        do throws(Errno) {
+            _ = try pollDescriptors(&descriptors, timeoutMilliseconds: timeout, retryOnInterrupt: false)
+            if pollBackoff.succeeded() { logger.notice("poll works again") }
+        } catch where error == .interrupted {
+            // Nothing is ready; the deadlines below are still checked.
+        } catch {
+            switch pollBackoff.failed(now: SystemClocks.monotonic()) {
+            case .retry(let delay, let log):
+                if log { logger.error("poll failed: \(error); retrying with a growing pause (up to \(pollBackoff.maxDelay) s), exiting after \(Int(pollBackoff.giveUpAfter)) s") }
+                SystemClocks.sleep(seconds: delay)
+            case .giveUp:
+                logger.error("poll has failed for \(Int(pollBackoff.giveUpAfter)) s (\(error)): stopping so systemd restarts the agent")
+                exitStatus = .failure
+                stopRequested = true
+            }
         }
 
         if descriptors[0].revents != 0 { handleSignals() }

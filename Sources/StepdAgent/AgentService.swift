@@ -2,6 +2,7 @@ import Glibc
 import Ledger
 import LedgerStore
 import RPCDispatch
+import POSIXLayer
 import SensorChips
 import StepProtocol
 import StepdModel

@@ -4,6 +4,7 @@ import ChipEmulation
 import Glibc
 import LedgerStore
 import RPCDispatch
+import POSIXLayer
 import Recordings
 import SensorChips
 import StepProtocol
@@ -73,13 +74,17 @@ public enum AgentLauncher {
             return AgentExitStatus.success.rawValue
         }
 
-        if let code = FileOps.makeDirectories(options.stateDirectory) {
-            logger.error("cannot create the state directory \(options.stateDirectory): \(FileOps.errorText(code)) (pass --state-dir DIR or fix its permissions)")
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(options.stateDirectory)
+        } catch {
+            logger.error("cannot create the state directory \(options.stateDirectory): \(Errno(error.errno)) (pass --state-dir DIR or fix its permissions)")
             return AgentExitStatus.cannotCreate.rawValue
         }
-        let socketDirectory = parentDirectory(of: options.socketPath)
-        if let code = FileOps.makeDirectories(socketDirectory) {
-            logger.error("cannot create the socket directory \(socketDirectory): \(FileOps.errorText(code)) (pass --socket PATH)")
+        let socketDirectory = FileSystem.parent(of: options.socketPath)
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(socketDirectory)
+        } catch {
+            logger.error("cannot create the socket directory \(socketDirectory): \(Errno(error.errno)) (pass --socket PATH)")
             return AgentExitStatus.cannotCreate.rawValue
         }
 
@@ -275,14 +280,7 @@ public enum AgentLauncher {
         }
     }
 
-    private static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
-
     private static func fail(_ message: String) {
-        let line = Array("stepd: \(message)\n".utf8)
-        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array("stepd: \(message)\n".utf8))
     }
 }

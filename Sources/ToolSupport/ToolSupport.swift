@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 
 // Helpers of the development tools (stepbench, socketfuzz): seeded random numbers, clocks for
 // durations and timestamps, and the columns of the tables they print.
@@ -22,18 +23,10 @@ public struct SplitMix64 {
 }
 
 /// Seconds on the monotonic clock, for durations.
-public func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+public func monotonicNow() -> Double { SystemClocks.monotonic() }
 
 /// UTC seconds since the epoch, for timestamps the agent compares with its own.
-public func wallNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+public func wallNow() -> Double { SystemClocks.wall() }
 
 /// `s` padded to `width` characters, on the left when `right` (numbers) else on the right.
 public func pad(_ s: String, _ width: Int, right: Bool = false) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import MotionCore
 import Recordings
 import StepJSON
@@ -147,12 +148,12 @@ struct AccuracyBenchCommand: ParsableCommand {
         if let csv {
             var text = "name,true,estimate\n"
             for r in results { text += "\(r.entry.name),\(r.entry.truth.map { "\($0)" } ?? ""),\(r.steps)\n" }
-            guard let file = fopen(csv, "w") else {
-                Self.printError("stepbench accuracy: cannot write \(csv): \(String(cString: strerror(errno)))")
+            do throws(FileSystemError) {
+                try FileSystem.writeFileDurably(csv, Array(text.utf8))
+            } catch {
+                Self.printError("stepbench accuracy: cannot write \(csv): \(Errno(error.errno))")
                 throw ExitCode(1)
             }
-            fputs(text, file)
-            fclose(file)
         }
     }
 
@@ -316,8 +317,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     }
 
     static func printError(_ message: String) {
-        var line = Array((message + "\n").utf8)
-        _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array((message + "\n").utf8))
     }
 }
 

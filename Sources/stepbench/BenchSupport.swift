@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 
 /// `value` with exactly `decimals` digits after the point ("12.50"); "-" when it is not finite
 /// or too large for this notation (converting it to an integer would trap).

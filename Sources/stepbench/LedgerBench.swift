@@ -204,9 +204,7 @@ struct LedgerBench: ParsableCommand {
                existing.contains(where: { LedgerFiles.day(ofFileName: $0) != nil }) {
                 throw ValidationError("\(stateDir)/\(LedgerFiles.directoryName) already holds day files; use an empty state directory")
             }
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let end = Double(CivilCalendar.dayNumber(utcSeconds: Int64(now.tv_sec)) * 86400)
+            let end = Double(CivilCalendar.dayNumber(utcSeconds: Int64(wallNow())) * 86400)
             let generated = LedgerBench.generateYear(into: stateDir, days: days, end: end, zone: zone, seed: seed)
             print("wrote \(days) day files, \(generated.records) records (\(generated.watchRecords) watch), \(generated.bytes) bytes to \(stateDir)/\(LedgerFiles.directoryName)")
         }

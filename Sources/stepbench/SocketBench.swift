@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import RPCDispatch
 import StepJSON
 import StepProtocol
@@ -139,7 +140,7 @@ final class SyntheticServer {
         while !stop() {
             var fds = server.pollDescriptors
             let wait = max(0, Int32(((next - monotonicNow()) * 1000).rounded(.up)))
-            let n = poll(&fds, nfds_t(fds.count), min(wait, 50))
+            let n = (try? pollDescriptors(&fds, timeoutMilliseconds: min(wait, 50))) ?? 0
             if n > 0 { server.handle(fds) }
             let now = monotonicNow()
             while now >= next {
@@ -324,7 +325,7 @@ final class LoadGenerator {
         var fds = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         while monotonicNow() < deadline {
             for i in fds.indices { fds[i].revents = 0; fds[i].fd = alive[i] ? clients[i].fd : -1 }
-            let n = poll(&fds, nfds_t(fds.count), 100)
+            let n = (try? pollDescriptors(&fds, timeoutMilliseconds: 100)) ?? 0
             if n <= 0 { continue }
             for i in fds.indices where fds[i].revents != 0 && alive[i] {
                 do {

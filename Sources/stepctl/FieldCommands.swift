@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import Recordings
 import StepJSON
 import StepProtocol
@@ -136,14 +137,8 @@ enum BundleFiles {
     static func ownFiles(in directory: String, skipped: inout [String]) -> [File] {
         var directoryInfo = stat()
         guard lstat(directory, &directoryInfo) == 0, (directoryInfo.st_mode & S_IFMT) == S_IFDIR,
-              let handle = opendir(directory)
+              let names = try? FileSystem.listDirectory(directory)
         else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
         var files: [File] = []
         for name in names.sorted() {
             let path = directory + "/" + name

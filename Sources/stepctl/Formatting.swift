@@ -1,14 +1,11 @@
 import Glibc
+import POSIXLayer
 import StepJSON
 import StepProtocol
 
 /// Time arguments and table output without Foundation.
 enum TimeText {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { SystemClocks.wall() }
 
     /// Uses `name` for local dates and times in this process (`--tz`).
     static func useTimeZone(_ name: String) throws {
@@ -185,16 +182,7 @@ func formatInt(_ value: JSONValue?) -> String { value?.int64Value.map { String($
 func formatNumber(_ value: Double?, digits: Int = 1) -> String { formatNumber(value.map { JSONValue.double($0) }, digits: digits) }
 
 /// Writes all of `text` to `fd` straight through write(2) (analyze and features stream large
-/// outputs line by line), retrying on EINTR; a closed pipe ends the output quietly.
+/// outputs line by line); a closed pipe ends the output quietly.
 func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-        if n <= 0 {
-            if n < 0 && errno == EINTR { continue }
-            return
-        }
-        offset += n
-    }
+    try? FileDescriptor(borrowing: fd).writeAll(Array(text.utf8))
 }

@@ -34,8 +34,7 @@ struct LedgerCommand: ParsableCommand {
                 report = try LedgerVerifier.verify(stateDirectory: stateDirectory)
             } catch {
                 // Exit status 2 as documented above (a ValidationError would exit 64 with usage).
-                let message = Array("Error: cannot read the ledger in \(stateDirectory): \(error)\n".utf8)
-                _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                writeAll(STDERR_FILENO, "Error: cannot read the ledger in \(stateDirectory): \(error)\n")
                 throw ExitCode(2)
             }
             print(json ? Self.json(report) : Self.text(report))

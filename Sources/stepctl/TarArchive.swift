@@ -1,10 +1,13 @@
 import CZlib
 import Glibc
+import Recordings
 
 /// Writes a gzip-compressed ustar archive: enough of tar for a field-test bundle (regular files,
 /// one level of folders), so stepctl needs neither Foundation nor a `tar` binary on the device.
+/// The stream is closed on every path: by `finish()`, or, when an error ends the bundle early,
+/// when the writer goes away; an unfinished archive is then removed rather than left looking whole.
 final class TarGzipWriter {
-    private let file: gzFile
+    private var file: gzFile?
     let path: String
 
     struct Failure: Error, CustomStringConvertible {
@@ -13,14 +16,24 @@ final class TarGzipWriter {
 
     init(path: String) throws {
         // 0600: a bundle holds the wearer's step history until they hand it over.
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
-        guard let handle = gzdopen(fd, "wb9") else {
-            close(fd)
-            throw Failure(description: "cannot start gzip stream for \(path)")
+        switch GzipFile.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, permissions: 0o600, gzipMode: "wb9") {
+        case .success(let handle): file = handle
+        case .failure(.open(let error)): throw Failure(description: "cannot create \(path): \(error)")
+        case .failure(.attach): throw Failure(description: "cannot start gzip stream for \(path)")
         }
-        file = handle
         self.path = path
+    }
+
+    deinit {
+        guard let file else { return }
+        gzclose(file)
+        removePartialArchive()
+    }
+
+    /// Only a regular file is removed: `--output` may name a device such as /dev/stdout.
+    private func removePartialArchive() {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { unlink(path) }
     }
 
     /// Adds a file with `contents` under `name` (relative, no `..`).
@@ -59,11 +72,17 @@ final class TarGzipWriter {
     /// Two zero blocks end a tar archive.
     func finish() throws {
         try write([UInt8](repeating: 0, count: 1024))
-        guard gzclose(file) == Z_OK else { throw Failure(description: "cannot finish \(path)") }
+        guard let file else { throw Failure(description: "\(path) is already finished") }
+        self.file = nil
+        guard gzclose(file) == Z_OK else {
+            removePartialArchive()
+            throw Failure(description: "cannot finish \(path)")
+        }
     }
 
     private func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
+        guard let file else { throw Failure(description: "\(path) is already finished") }
         let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
         guard written == Int32(bytes.count) else { throw Failure(description: "cannot write \(path) (disk full?)") }
     }

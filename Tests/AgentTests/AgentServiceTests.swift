@@ -1,5 +1,6 @@
 import Foundation
 import LedgerStore
+import POSIXLayer
 import RPCDispatch
 import StepJSON
 import StepProtocol

@@ -135,11 +135,13 @@ import StepdModel
     }
 
     @Test func abstractSocketNamesStartWithNul() throws {
-        let (address, length) = try #require(SystemdNotifier.makeAddress("@stepd/notify"))
-        let first = withUnsafeBytes(of: address.sun_path) { $0[0] }
+        let address = try #require(SystemdNotifier.makeAddress("@stepd/notify"))
+        let first = withUnsafeBytes(of: address.storage.sun_path) { $0[0] }
         #expect(first == 0)
-        #expect(Int(length) == 2 + "@stepd/notify".utf8.count)
+        #expect(Int(address.length) == 2 + "@stepd/notify".utf8.count)
         #expect(SystemdNotifier.makeAddress(String(repeating: "x", count: 200)) == nil)
+        let path = try #require(SystemdNotifier.makeAddress("/run/systemd/notify"))
+        #expect(Int(path.length) == 2 + "/run/systemd/notify".utf8.count + 1)
     }
 }
 

@@ -1,6 +1,7 @@
 import Glibc
 import Ledger
 import LedgerStore
+import POSIXLayer
 import StepdModel
 import Testing
 
@@ -231,10 +232,10 @@ final class VolatileCacheFileSystem: LedgerFileSystem {
     }
 
     @Test func parentDirectoryNames() {
-        #expect(LedgerService.parentDirectory(of: "/var/lib/stepd") == "/var/lib")
-        #expect(LedgerService.parentDirectory(of: "/var/lib/stepd/") == "/var/lib")
-        #expect(LedgerService.parentDirectory(of: "/state") == "/")
-        #expect(LedgerService.parentDirectory(of: "state") == ".")
-        #expect(LedgerService.parentDirectory(of: "/") == "/")
+        #expect(FileSystem.parent(of: "/var/lib/stepd") == "/var/lib")
+        #expect(FileSystem.parent(of: "/var/lib/stepd/") == "/var/lib")
+        #expect(FileSystem.parent(of: "/state") == "/")
+        #expect(FileSystem.parent(of: "state") == ".")
+        #expect(FileSystem.parent(of: "/") == "/")
     }
 }

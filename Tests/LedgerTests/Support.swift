@@ -1,6 +1,7 @@
 import Glibc
 import Ledger
 import LedgerStore
+import POSIXLayer
 import StepdModel
 
 /// A fresh directory under /tmp, removed by the caller via `removeTree`.

@@ -11,9 +11,6 @@
 /* Longest SMBus I2C-block transfer. */
 #define STEPD_SMBUS_BLOCK_MAX 32
 
-/* Opens an i2c-dev node read-write, close-on-exec. Returns the fd. */
-int stepd_i2c_open(const char *path);
-int stepd_i2c_close(int fd);
 /* I2C_FUNCS: the adapter's functionality mask. */
 int stepd_i2c_functionality(int fd, unsigned long *out);
 /* I2C_RDWR: writes `write_len` bytes, then (when read_len > 0) reads `read_len` bytes after a

@@ -1,4 +1,4 @@
-import Glibc
+import POSIXLayer
 import Recordings
 import StepJSON
 import StepdModel
@@ -43,13 +43,13 @@ final class RawCapture {
 
     enum StartError: Error, CustomStringConvertible {
         case alreadyRecording(String)
-        case cannotCreate(String, Int32)
+        case cannotCreate(String, Errno)
         case badLabel
 
         var description: String {
             switch self {
             case .alreadyRecording(let file): return "a recording is already running (\(file)); stop it first"
-            case .cannotCreate(let path, let code): return "cannot create \(path): \(FileOps.errorText(code))"
+            case .cannotCreate(let path, let code): return "cannot create \(path): \(code)"
             case .badLabel: return "label may hold letters, digits, '-', '_' and '.' only (at most 64)"
             }
         }
@@ -63,7 +63,11 @@ final class RawCapture {
         guard label.utf8.count <= 64,
               label.unicodeScalars.allSatisfy({ ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) })
         else { throw .badLabel }
-        if let code = FileOps.makeDirectories(directory) { throw .cannotCreate(directory, code) }
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(directory)
+        } catch {
+            throw .cannotCreate(directory, Errno(error.errno))
+        }
         enforceCap()
         let baseName = UTCText.compact(wallNow) + (label.isEmpty ? "" : "-" + label)
         let path = directory + "/" + baseName + ".csv.gz"
@@ -71,7 +75,7 @@ final class RawCapture {
         do {
             writer = try GzipCSVWriter(path: path)
         } catch {
-            throw .cannotCreate(path, EIO)
+            throw .cannotCreate(path, .ioError)
         }
         active = Active(writer: writer, baseName: baseName, metadata: metadata, startedWall: wallNow,
                         firstSampleTime: nil, deadline: monotonicNow + minutes * 60)
@@ -133,15 +137,17 @@ final class RawCapture {
         var bytes = sidecar.serialized()
         bytes.append(UInt8(ascii: "\n"))
         let path = directory + "/" + current.baseName + ".json"
-        if let code = FileOps.writeAtomically(bytes, to: path) {
-            logger.warning("cannot write \(path): \(FileOps.errorText(code))")
+        do throws(FileSystemError) {
+            try FileSystem.writeAtomically(bytes, to: path, syncDirectory: true)
+        } catch {
+            logger.warning("cannot write \(path): \(Errno(error.errno))")
         }
     }
 
     /// Deletes the oldest finished recordings (data file and sidecar together) until the
     /// directory fits `maxBytes`.
     private func enforceCap() {
-        let files = FileOps.listFiles(directory)
+        let files = (try? FileSystem.listFiles(directory)) ?? []
         var total = files.reduce(0) { $0 + $1.size }
         guard total > maxBytes else { return }
         let activeBase = active?.baseName
@@ -153,8 +159,8 @@ final class RawCapture {
         }
         // Names start with a UTC timestamp, so name order is age order.
         for base in groups.keys.sorted() where total > maxBytes && base != activeBase {
-            unlink(directory + "/" + base + ".csv.gz")
-            unlink(directory + "/" + base + ".json")
+            try? FileSystem.remove(directory + "/" + base + ".csv.gz")
+            try? FileSystem.remove(directory + "/" + base + ".json")
             total -= groups[base] ?? 0
             logger.info("recordings over \(maxBytes / 1_048_576) MB: deleted the oldest, \(base)")
         }

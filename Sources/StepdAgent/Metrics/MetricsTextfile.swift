@@ -1,27 +1,37 @@
+import POSIXLayer
 import StepdModel
 
 /// The Prometheus text file a node_exporter textfile collector picks up (`--metrics-dir`): written
 /// whole to a temporary file and renamed over `stepd.prom`, so the collector never reads half.
+/// The directory is not synced: the file is rewritten every interval and is worthless after a
+/// power cut, so the extra flush would only wear the flash.
 final class MetricsTextfile {
     let path: String
     private let logger: EventLogger
-    private var lastFailure: Int32?
+    private var lastFailure: Errno?
 
     init(directory: String, logger: EventLogger) {
         path = directory + "/stepd.prom"
         self.logger = logger
-        if let code = FileOps.makeDirectories(directory) {
-            logger.warning("metrics directory \(directory): \(FileOps.errorText(code))")
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(directory)
+        } catch {
+            logger.warning("metrics directory \(directory): \(Errno(error.errno))")
         }
     }
 
     func write(_ snapshot: AgentSnapshot) {
         let text = MetricsFormat.render(snapshot)
-        let failure = FileOps.writeAtomically(Array(text.utf8), to: path, mode: 0o644)
+        var failure: Errno?
+        do throws(FileSystemError) {
+            try FileSystem.writeAtomically(Array(text.utf8), to: path, mode: 0o644, syncDirectory: false)
+        } catch {
+            failure = Errno(error.errno)
+        }
         // One line when writing starts failing and one when it recovers, not one per interval.
         if failure != lastFailure {
             if let failure {
-                logger.warning("cannot write metrics to \(path): \(FileOps.errorText(failure))")
+                logger.warning("cannot write metrics to \(path): \(failure)")
             } else {
                 logger.info("metrics file \(path) written again")
             }

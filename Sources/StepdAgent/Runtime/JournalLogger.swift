@@ -1,4 +1,5 @@
 import Glibc
+import POSIXLayer
 import StepdModel
 
 /// Writes one line per event to stderr. Under systemd (stderr is not a terminal) each line starts
@@ -33,17 +34,8 @@ public final class JournalLogger: Sendable {
         guard level <= threshold else { return }
         var bytes = Array(line(level, message).utf8)
         bytes.append(UInt8(ascii: "\n"))
-        // One write(2) per line so lines from this process never interleave mid-line.
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(STDERR_FILENO, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        // One write(2) per line so lines from this process never interleave mid-line. A log
+        // line that cannot be written has nowhere else to go.
+        try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(bytes)
     }
 }
