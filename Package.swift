@@ -36,10 +36,12 @@ let package = Package(
         .target(name: "Recordings", dependencies: ["CZlib", "StepdModel"], swiftSettings: strict),
         // Pure motion core: step detector, activity classifier, stride model, reference algorithm.
         .target(name: "MotionCore", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
+        // Civil time: calendar arithmetic, TZif and POSIX zone rules, fixed offsets, local time text.
+        .target(name: "CivilTime", swiftSettings: strict),
         // Pure ledger: records, encoding, checksums, queries, source merging, sync anchors.
-        .target(name: "Ledger", dependencies: ["StepdModel"], swiftSettings: strict),
+        .target(name: "Ledger", dependencies: ["CivilTime", "StepdModel"], swiftSettings: strict),
         // Ledger files on disk: append + fdatasync, recovery, rotation, pruning, backlog.
-        .target(name: "LedgerStore", dependencies: ["Ledger", "StepdModel"], swiftSettings: strict),
+        .target(name: "LedgerStore", dependencies: ["CivilTime", "Ledger", "StepdModel"], swiftSettings: strict),
         // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
         .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // Unix socket server (poll-driven, bounded queues, peer credentials) and client.
@@ -47,7 +49,7 @@ let package = Package(
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
             "CStepdShim", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
-            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket",
+            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket", "CivilTime",
         ], swiftSettings: strict),
 
         // No ArgumentParser here: it links FoundationEssentials (+6 MB RSS measured); the daemon's
@@ -55,18 +57,18 @@ let package = Package(
         .executableTarget(name: "stepd", dependencies: ["StepdAgent", "StepProtocol"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
             "CZlib", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
-            "LedgerStore", "Boards",
+            "LedgerStore", "Boards", "CivilTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
             "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
-            "StepSocket", "SensorChips", "ChipEmulation",
+            "StepSocket", "SensorChips", "ChipEmulation", "CivilTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "LedgerTests", dependencies: ["CivilTime", "Ledger", "LedgerStore", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket"], swiftSettings: strict),
         .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "SensorChips", "StepJSON", "StepSocket", "StepdModel"], swiftSettings: strict),
     ]

@@ -1,3 +1,4 @@
+import CivilTime
 import Ledger
 
 /// Naming and reading of the ledger directory, shared by the service (which repairs) and
