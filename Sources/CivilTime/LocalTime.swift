@@ -50,24 +50,19 @@ public struct LocalTime: Sendable, Equatable {
     }
 
     public func text(_ style: Style) -> String {
-        let date = Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2)
-        let minutes = Self.pad(hour, 2) + ":" + Self.pad(minute, 2)
-        let seconds = minutes + ":" + Self.pad(second, 2)
+        let date = CivilCalendar.isoDate(days: dayNumber)
+        let minutes = CivilCalendar.padded(hour, 2) + ":" + CivilCalendar.padded(minute, 2)
+        let seconds = minutes + ":" + CivilCalendar.padded(second, 2)
         switch style {
         case .dateMinute: return date + " " + minutes
         case .dateSecond: return date + " " + seconds
-        case .monthDaySecond: return Self.pad(month, 2) + "-" + Self.pad(day, 2) + " " + seconds
+        case .monthDaySecond: return CivilCalendar.padded(month, 2) + "-" + CivilCalendar.padded(day, 2) + " " + seconds
         case .timeSecond: return seconds
         case .dateWeekday: return date + " " + Self.weekdayNames[CivilCalendar.weekday(days: dayNumber)]
         }
     }
 
     static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-
-    static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(abs(value))
-        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
-    }
 
     /// ISO-8601 "2026-05-01", "2026-05-01T08:30", "2026-05-01 08:30:15", with "Z", "+02:00",
     /// "+0200" or "+02" (no suffix: wall-clock time in `zone`, the instant after a spring-forward

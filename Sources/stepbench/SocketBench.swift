@@ -200,7 +200,7 @@ final class SyntheticService: StepdService {
             capabilities: .init(stepCounting: true, distance: true, cadence: true, pace: true, activity: true),
             stepsToday: steps, stepsSinceStart: steps, activity: ActivityResult(kind: .walking, confidence: .high, start: started),
             ledger: .init(health: "ok", records: 0, unsavedSteps: steps, lastCheckpoint: nil),
-            extra: ["loop_max_late_ms": .double((maxLateness * 1000 * 10).rounded() / 10)])
+            extra: ["loop_max_late_ms": .double(DecimalText.rounded(maxLateness * 1000, decimals: 1))])
     }
 
     func stepsQuery(_ params: StepsQueryParams) throws(RPCError) -> StepsQueryResult {
@@ -260,7 +260,7 @@ struct FuzzReport {
     var passed: Bool { goodFailures.isEmpty && agentAlive }
 
     func table() -> String {
-        var lines = ["stepbench socket fuzz: \(sent.values.reduce(0, +)) hostile messages in \(fmt(seconds, 1)) s"]
+        var lines = ["stepbench socket fuzz: \(sent.values.reduce(0, +)) hostile messages in \(fixedDecimal(seconds, 1)) s"]
         lines.append("")
         lines.append(pad("category", 22) + pad("sent", 10, right: true))
         for (name, count) in sent.sorted(by: { $0.key < $1.key }) { lines.append(pad(name, 22) + pad(String(count), 10, right: true)) }
@@ -275,7 +275,7 @@ struct FuzzReport {
         lines.append(pad("good requests", 34) + String(goodRequests))
         lines.append(pad("good answers wrong or missing", 34) + String(goodFailures.count))
         lines.append(pad("good latency p50 / p99 / max ms", 34)
-            + "\(fmt(percentile(sorted, 0.5) * 1000, 2)) / \(fmt(percentile(sorted, 0.99) * 1000, 2)) / \(fmt((sorted.last ?? 0) * 1000, 2))")
+            + "\(fixedDecimal(percentile(sorted, 0.5) * 1000, 2)) / \(fixedDecimal(percentile(sorted, 0.99) * 1000, 2)) / \(fixedDecimal((sorted.last ?? 0) * 1000, 2))")
         lines.append(pad("agent alive at the end", 34) + (agentAlive ? "yes" : "NO"))
         for failure in goodFailures.prefix(10) { lines.append("FAIL: \(failure)") }
         lines.append(passed ? "result: PASS" : "result: FAIL")
@@ -286,16 +286,6 @@ struct FuzzReport {
 func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
     let fill = String(repeating: " ", count: max(0, width - s.count))
     return right ? fill + s : s + fill
-}
-
-func fmt(_ value: Double, _ digits: Int) -> String {
-    guard value.isFinite else { return "-" }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let r = (value * scale).rounded() / scale
-    var text = String(r)
-    if text.hasSuffix(".0") && digits == 0 { text.removeLast(2) }
-    return text
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -542,17 +532,17 @@ struct LoadReport {
 
     func table() -> String {
         let sorted = latencies.sorted()
-        var lines = ["stepbench socket load: \(clients) clients (\(subscribers) subscribed, \(clients - subscribers) querying) for \(fmt(seconds, 1)) s", ""]
+        var lines = ["stepbench socket load: \(clients) clients (\(subscribers) subscribed, \(clients - subscribers) querying) for \(fixedDecimal(seconds, 1)) s", ""]
         func row(_ k: String, _ v: String) { lines.append(pad(k, 40) + v) }
         row("steps.query completed", String(queries))
-        row("throughput (queries/s)", fmt(Double(queries) / max(seconds, 1e-9), 0))
-        row("latency p50 / p99 / max (ms)", "\(fmt(percentile(sorted, 0.5) * 1000, 2)) / \(fmt(percentile(sorted, 0.99) * 1000, 2)) / \(fmt((sorted.last ?? .nan) * 1000, 2))")
+        row("throughput (queries/s)", fixedDecimal(Double(queries) / max(seconds, 1e-9), 0))
+        row("latency p50 / p99 / max (ms)", "\(fixedDecimal(percentile(sorted, 0.5) * 1000, 2)) / \(fixedDecimal(percentile(sorted, 0.99) * 1000, 2)) / \(fixedDecimal((sorted.last ?? .nan) * 1000, 2))")
         row("query errors / wrong answers", "\(queryErrors) / \(wrongAnswers)")
         row("notifications received", String(notifications))
         row("clients dropped by agent", String(droppedClients))
         row("sensor samples before -> after", "\(before.value(atPath: "sensor.samples")?.jsonText ?? "-") -> \(after.value(atPath: "sensor.samples")?.jsonText ?? "-")")
-        row("sample rate during load (Hz)", fmt(sampleRate, 2))
-        row("agent-reported rate before (Hz)", fmt(expectedRate, 2))
+        row("sample rate during load (Hz)", fixedDecimal(sampleRate, 2))
+        row("agent-reported rate before (Hz)", fixedDecimal(expectedRate, 2))
         row("FIFO overflows during load", String(overflowsDelta))
         row("sensor errors before -> after", "\(before.value(atPath: "sensor.errors")?.jsonText ?? "-") -> \(after.value(atPath: "sensor.errors")?.jsonText ?? "-")")
         if let late = after["loop_max_late_ms"] { row("loop max lateness (ms, in-process)", late.jsonText) }

@@ -3,6 +3,7 @@ import Glibc
 import LedgerStore
 import StepJSON
 import StepProtocol
+import StepdModel
 
 /// Local dates and times for one command, in the zone of `--tz` (every form the agent accepts:
 /// a zone name, "UTC", an offset such as +02:00) or else this machine's zone ($TZ, then
@@ -116,18 +117,7 @@ func printPairs(_ pairs: [(String, String)]) {
 func formatNumber(_ value: JSONValue?, digits: Int = 1) -> String {
     guard let value, let d = value.doubleValue else { return "-" }
     if digits == 0, let exact = value.int64Value { return String(exact) }
-    let scale = Double(Array(repeating: 10.0, count: digits).reduce(1, *))
-    let rounded = (d * scale).rounded() / scale
-    if digits == 0 {
-        // Beyond Int64 (a corrupt or hostile reply) Int64(_:) would trap; print it as it came.
-        return Int64(exactly: rounded).map { String($0) } ?? String(rounded)
-    }
-    var text = String(rounded)
-    if let dot = text.firstIndex(of: ".") {
-        let decimals = text.distance(from: dot, to: text.endIndex) - 1
-        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
-    }
-    return text
+    return DecimalText.fixed(d, decimals: digits) ?? "-"
 }
 
 func formatInt(_ value: JSONValue?) -> String { value?.int64Value.map { String($0) } ?? "-" }
