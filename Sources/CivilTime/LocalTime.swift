@@ -47,6 +47,10 @@ public struct LocalTime: Sendable, Equatable {
         case timeSecond
         /// "2026-05-01 Fri"
         case dateWeekday
+        /// "2026-11-22T14:42:00Z", or "...+02:00" away from UTC.
+        case iso8601
+        /// "20261122T144200Z" (UTC only makes sense here: names that sort by time).
+        case iso8601Basic
     }
 
     public func text(_ style: Style) -> String {
@@ -59,7 +63,17 @@ public struct LocalTime: Sendable, Equatable {
         case .monthDaySecond: return CivilCalendar.padded(month, 2) + "-" + CivilCalendar.padded(day, 2) + " " + seconds
         case .timeSecond: return seconds
         case .dateWeekday: return date + " " + Self.weekdayNames[CivilCalendar.weekday(days: dayNumber)]
+        case .iso8601: return date + "T" + seconds + offsetSuffix
+        case .iso8601Basic:
+            return date.filter { $0 != "-" } + "T" + seconds.filter { $0 != ":" } + offsetSuffix.filter { $0 != ":" }
         }
+    }
+
+    /// "Z" at UTC, else "+02:00" / "-05:30".
+    var offsetSuffix: String {
+        guard utcOffset != 0 else { return "Z" }
+        let minutes = abs(utcOffset) / 60
+        return (utcOffset < 0 ? "-" : "+") + CivilCalendar.padded(minutes / 60, 2) + ":" + CivilCalendar.padded(minutes % 60, 2)
     }
 
     static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

@@ -77,6 +77,16 @@ import Testing
         #expect(try loadZone("UTC") == .utc)
     }
 
+    /// The agent's recording names and timestamps.
+    @Test func iso8601Text() throws {
+        let instant = utc(2026, 11, 22, 14, 42)
+        #expect(LocalTime(utc: instant, zone: .utc)?.text(.iso8601Basic) == "20261122T144200Z")
+        #expect(LocalTime(utc: instant, zone: .utc)?.text(.iso8601) == "2026-11-22T14:42:00Z")
+        #expect(LocalTime(utc: instant, zone: .fixed(seconds: -19800))?.text(.iso8601) == "2026-11-22T09:12:00-05:30")
+        let berlin = try loadZone("Europe/Berlin")
+        #expect(LocalTime(utc: utc(2026, 7, 1), zone: berlin)?.text(.iso8601) == "2026-07-01T02:00:00+02:00")
+    }
+
     @Test func textAndParsingEdges() throws {
         #expect(LocalTime(utc: .nan, zone: .utc) == nil)
         #expect(LocalTime(utc: 1e300, zone: .utc) == nil)

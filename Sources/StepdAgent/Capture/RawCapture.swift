@@ -1,3 +1,4 @@
+import CivilTime
 import Glibc
 import Recordings
 import StepJSON
@@ -65,7 +66,7 @@ final class RawCapture {
         else { throw .badLabel }
         if let code = FileOps.makeDirectories(directory) { throw .cannotCreate(directory, code) }
         enforceCap()
-        let baseName = UTCText.compact(wallNow) + (label.isEmpty ? "" : "-" + label)
+        let baseName = (LocalTime(utc: wallNow, zone: .utc)?.text(.iso8601Basic) ?? "unknown-time") + (label.isEmpty ? "" : "-" + label)
         let path = directory + "/" + baseName + ".csv.gz"
         let writer: GzipCSVWriter
         do {
@@ -123,7 +124,7 @@ final class RawCapture {
             "chip": .string(current.metadata.chip),
             "rate_hz": .double(current.metadata.rateHz),
             "label": .string(current.metadata.label),
-            "start": .string(UTCText.iso8601(current.startedWall)),
+            "start": .string(LocalTime(utc: current.startedWall, zone: .utc)?.text(.iso8601) ?? "unknown"),
             "start_epoch": .double(current.startedWall),
             "agent_version": .string(current.metadata.agentVersion),
             "samples": .int(current.writer.samplesWritten),
