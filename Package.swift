@@ -39,10 +39,12 @@ let package = Package(
         .target(name: "Recordings", dependencies: ["CZlib", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         // Pure motion core: step detector, activity classifier, stride model, reference algorithm.
         .target(name: "MotionCore", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
+        // Civil time: calendar arithmetic, TZif and POSIX zone rules, fixed offsets, local time text.
+        .target(name: "CivilTime", swiftSettings: strict),
         // Pure ledger: records, encoding, checksums, queries, source merging, sync anchors.
-        .target(name: "Ledger", dependencies: ["StepdModel"], swiftSettings: strict),
+        .target(name: "Ledger", dependencies: ["CivilTime", "StepdModel"], swiftSettings: strict),
         // Ledger files on disk: append + fdatasync, recovery, rotation, pruning, backlog.
-        .target(name: "LedgerStore", dependencies: ["Ledger", "POSIXLayer", "StepdModel"], swiftSettings: strict),
+        .target(name: "LedgerStore", dependencies: ["CivilTime", "Ledger", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         // JSON-RPC 2.0 messages and method parameter types of the socket protocol.
         .target(name: "StepProtocol", dependencies: ["StepJSON", "StepdModel"], swiftSettings: strict),
         // JSON-RPC dispatch as a pure state machine: lines and peer credentials in, lines out
@@ -53,7 +55,7 @@ let package = Package(
         // The agent: event loop wiring sensor -> motion -> ledger -> socket, sd_notify, logs, metrics.
         .target(name: "StepdAgent", dependencies: [
             "CStepdShim", "POSIXLayer", "StepdModel", "StepJSON", "SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings",
-            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket", "RPCDispatch",
+            "MotionCore", "Ledger", "LedgerStore", "StepProtocol", "StepSocket", "RPCDispatch", "CivilTime",
         ], swiftSettings: strict),
 
         // No ArgumentParser here: it links FoundationEssentials (+6 MB RSS measured); the daemon's
@@ -61,17 +63,17 @@ let package = Package(
         .executableTarget(name: "stepd", dependencies: ["StepdAgent", "StepProtocol"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
             "CZlib", "POSIXLayer", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
-            "LedgerStore", "Boards",
+            "LedgerStore", "Boards", "CivilTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
             "POSIXLayer", "StepdModel", "Recordings", "MotionCore", "Ledger", "LedgerStore", "StepJSON", "StepProtocol",
-            "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch", "ToolSupport",
+            "StepSocket", "SensorChips", "ChipEmulation", "RPCDispatch", "ToolSupport", "CivilTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
         // Helpers of the development tools: seeded random numbers, clocks, table columns.
-        .target(name: "ToolSupport", dependencies: ["POSIXLayer"], swiftSettings: strict),
+        .target(name: "ToolSupport", dependencies: ["POSIXLayer", "StepdModel"], swiftSettings: strict),
         // The socket robustness fuzzer (scripts/socket-harness).
         .executableTarget(name: "socketfuzz", dependencies: [
             "StepJSON", "StepProtocol", "StepSocket", "ToolSupport",
@@ -80,7 +82,7 @@ let package = Package(
 
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "LedgerTests", dependencies: ["CivilTime", "Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),
         .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "POSIXLayer", "SensorChips", "StepJSON", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CivilTime
 import StepdModel
 
 /// CMPedometer-style totals for a range.

@@ -126,12 +126,7 @@ public enum RecordCodec {
         }
     }
 
-    static func formatMetres(_ millimetres: Int64) -> String {
-        let sign = millimetres < 0 ? "-" : ""
-        let magnitude = millimetres.magnitude
-        let fraction = String(magnitude % 1000)
-        return sign + String(magnitude / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
+    static func formatMetres(_ millimetres: Int64) -> String { DecimalText.fixed(units: millimetres, decimals: 3) }
 
     /// Exactly `<digits>.<3 digits>`; anything else is not a value this encoder writes.
     static func parseMetres(_ field: ArraySlice<UInt8>) -> Int64? {

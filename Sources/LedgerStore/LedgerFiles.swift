@@ -1,3 +1,4 @@
+import CivilTime
 import Ledger
 import POSIXLayer
 

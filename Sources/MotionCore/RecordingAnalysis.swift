@@ -87,11 +87,11 @@ public struct RecordingAnalysis: Sendable, Equatable {
         [
             "file": .string(file),
             "steps": .int(steps),
-            "distance_m": .double(Self.rounded(distance, decimals: 2)),
+            "distance_m": .double(DecimalText.rounded(distance, decimals: 2)),
             "activities": .array(activities.map { segment in
                 [
-                    "start": .double(Self.rounded(segment.start, decimals: 3)),
-                    "end": .double(Self.rounded(segment.end, decimals: 3)),
+                    "start": .double(DecimalText.rounded(segment.start, decimals: 3)),
+                    "end": .double(DecimalText.rounded(segment.end, decimals: 3)),
                     "type": .string(segment.kind.rawValue),
                     "confidence": .string(segment.confidence.rawValue),
                 ]
@@ -101,10 +101,4 @@ public struct RecordingAnalysis: Sendable, Equatable {
 
     /// `json(file:)` as one line without the trailing newline.
     public func jsonLine(file: String) -> String { json(file: file).jsonText }
-
-    static func rounded(_ value: Double, decimals: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        return (value * scale).rounded() / scale
-    }
 }

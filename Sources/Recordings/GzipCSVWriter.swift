@@ -64,31 +64,7 @@ public final class GzipCSVWriter {
         }
     }
 
-    /// Fixed-point decimal without Foundation or printf: exact for the digits written.
     static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
-        guard value.isFinite else { out.append(contentsOf: Array("nan".utf8)); return }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        var scaled = (abs(value) * scale).rounded()
-        if scaled > 9.0e15 { scaled = 9.0e15 }
-        let units = UInt64(scaled)
-        if value < 0 && units > 0 { out.append(0x2D) }
-        let divisor = UInt64(scale)
-        appendDigits(units / divisor, minimumDigits: 1, to: &out)
-        if decimals > 0 {
-            out.append(0x2E)
-            appendDigits(units % divisor, minimumDigits: decimals, to: &out)
-        }
-    }
-
-    private static func appendDigits(_ value: UInt64, minimumDigits: Int, to out: inout [UInt8]) {
-        var digits: [UInt8] = []
-        var v = value
-        repeat {
-            digits.append(UInt8(v % 10) + 0x30)
-            v /= 10
-        } while v > 0
-        while digits.count < minimumDigits { digits.append(0x30) }
-        out.append(contentsOf: digits.reversed())
+        out.append(contentsOf: (DecimalText.fixed(value, decimals: decimals) ?? "nan").utf8)
     }
 }

@@ -465,9 +465,5 @@ public final class SensorSupervisor {
         if events.count > 64 { events.removeFirst(events.count - 64) }
     }
 
-    private func format(_ seconds: Double) -> String {
-        let centis = Int((seconds * 100).rounded())
-        let fraction = centis % 100
-        return "\(centis / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
+    private func format(_ seconds: Double) -> String { DecimalText.fixed(seconds, decimals: 2) ?? "-" }
 }

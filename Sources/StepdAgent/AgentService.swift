@@ -1,3 +1,4 @@
+import CivilTime
 import Glibc
 import Ledger
 import LedgerStore
@@ -23,14 +24,15 @@ final class AgentService: StepdService {
     func status() throws(RPCError) -> StatusResult {
         let snapshot = agent.snapshot(wallNow: now)
         let sensor = snapshot.sensor
+        // Rates to the digits that mean something (a measured rate is good to about 0.01 %).
         return StatusResult(
             version: Agent.version,
             uptimeSeconds: snapshot.uptime,
             board: .init(name: snapshot.boardName, file: agent.sensor.boardFile),
             sensor: .init(model: sensor.model?.rawValue, address: sensor.address.map(Int.init), bus: sensor.bus,
                           health: sensor.health, samples: sensor.samples, errors: sensor.readErrors,
-                          overflows: sensor.overflows, reinits: sensor.reinits, rateHz: sensor.estimatedRate.map { rounded($0, 1000) },
-                          lastError: sensor.lastError, deliveredHz: sensor.effectiveRate.map { rounded($0, 100) }),
+                          overflows: sensor.overflows, reinits: sensor.reinits, rateHz: sensor.estimatedRate.map { DecimalText.rounded($0, decimals: 3) },
+                          lastError: sensor.lastError, deliveredHz: sensor.effectiveRate.map { DecimalText.rounded($0, decimals: 2) }),
             capabilities: .init(stepCounting: true, distance: true, cadence: true, pace: true, floors: false,
                                 activity: true),
             stepsToday: snapshot.stepsToday,
@@ -45,9 +47,6 @@ final class AgentService: StepdService {
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }
-
-    /// Rates to the digits that mean something (a measured rate is good to about 0.01 %).
-    private func rounded(_ value: Double, _ scale: Double) -> Double { (value * scale).rounded() / scale }
 
     private func currentActivity() -> ActivityResult {
         let state = agent.currentActivity

@@ -1,5 +1,6 @@
 import Glibc
 import POSIXLayer
+import StepdModel
 
 // Helpers of the development tools (stepbench, socketfuzz): seeded random numbers, clocks for
 // durations and timestamps, and the columns of the tables they print.
@@ -34,16 +35,8 @@ public func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
     return right ? fill + s : s + fill
 }
 
-/// `value` rounded to `digits` decimals; "-" when it is not finite.
-public func fmt(_ value: Double, _ digits: Int) -> String {
-    guard value.isFinite else { return "-" }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let r = (value * scale).rounded() / scale
-    var text = String(r)
-    if text.hasSuffix(".0") && digits == 0 { text.removeLast(2) }
-    return text
-}
+/// `value` with exactly `digits` decimals ("0.30"); "-" when it is not finite.
+public func fmt(_ value: Double, _ digits: Int) -> String { DecimalText.fixed(value, decimals: digits) ?? "-" }
 
 /// The `p` quantile (0...1) of already sorted values, nearest rank; NaN when empty.
 public func percentile(_ sorted: [Double], _ p: Double) -> Double {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CivilTime
 import Glibc
 import Ledger
 import LedgerStore

@@ -141,30 +141,26 @@ enum SensorClockBench {
             "recording": .string(recording),
             "clock_error_pct": .double(run.clockErrorPercent),
             "drift_pct_per_min": .double(run.driftPercentPerMinute),
-            "seconds": .double(rounded(run.seconds, 1000)),
+            "seconds": .double(DecimalText.rounded(run.seconds, decimals: 3)),
             "samples": .int(run.samples),
             "gaps": .int(run.gaps),
             "reanchors": .int(run.reanchors),
-            "estimated_rate_hz": .double(run.estimatedRate.map { rounded($0, 1000) }),
-            "true_rate_hz": .double(rounded(run.trueRate, 1000)),
-            "worst_rate_error_pct_after_30s": .double(run.worstRateErrorPercent.map { rounded($0, 1000) }),
+            "estimated_rate_hz": .double(run.estimatedRate.map { DecimalText.rounded($0, decimals: 3) }),
+            "true_rate_hz": .double(DecimalText.rounded(run.trueRate, decimals: 3)),
+            "worst_rate_error_pct_after_30s": .double(run.worstRateErrorPercent.map { DecimalText.rounded($0, decimals: 3) }),
             "steps": .int(run.steps),
             "steps_at_nominal_clock": .int(nominalSteps),
-            "steps_vs_nominal_pct": .double(rounded(percentOff(run.steps, from: nominalSteps), 100)),
+            "steps_vs_nominal_pct": .double(DecimalText.rounded(percentOff(run.steps, from: nominalSteps), decimals: 2)),
         ]
         var met = meetsTargets(run, nominalSteps: nominalSteps)
         if let analysis {
             let off = percentOff(analysis.nominalStamped, from: analysis.trueClock)
             object["analyze_nominal_stamped_steps"] = .int(analysis.nominalStamped)
             object["analyze_true_clock_steps"] = .int(analysis.trueClock)
-            object["analyze_nominal_vs_true_pct"] = .double(rounded(off, 100))
+            object["analyze_nominal_vs_true_pct"] = .double(DecimalText.rounded(off, decimals: 2))
             met = met && abs(off) <= analysisTolerancePercent
         }
         object["targets_met"] = .bool(met)
         return .object(object)
-    }
-
-    static func rounded(_ value: Double, _ scale: Double) -> Double {
-        value.isFinite ? (value * scale).rounded() / scale : value
     }
 }

@@ -180,7 +180,7 @@ final class SyntheticService: StepdService {
             capabilities: .init(stepCounting: true, distance: true, cadence: true, pace: true, activity: true),
             stepsToday: steps, stepsSinceStart: steps, activity: ActivityResult(kind: .walking, confidence: .high, start: started),
             ledger: .init(health: "ok", records: 0, unsavedSteps: steps, lastCheckpoint: nil),
-            extra: ["loop_max_late_ms": .double((maxLateness * 1000 * 10).rounded() / 10)])
+            extra: ["loop_max_late_ms": .double(DecimalText.rounded(maxLateness * 1000, decimals: 1))])
     }
 
     func stepsQuery(_ params: StepsQueryParams) throws(RPCError) -> StepsQueryResult {
@@ -257,17 +257,17 @@ struct LoadReport {
 
     func table() -> String {
         let sorted = latencies.sorted()
-        var lines = ["stepbench socket load: \(clients) clients (\(subscribers) subscribed, \(clients - subscribers) querying) for \(fmt(seconds, 1)) s", ""]
+        var lines = ["stepbench socket load: \(clients) clients (\(subscribers) subscribed, \(clients - subscribers) querying) for \(fixedDecimal(seconds, 1)) s", ""]
         func row(_ k: String, _ v: String) { lines.append(pad(k, 40) + v) }
         row("steps.query completed", String(queries))
-        row("throughput (queries/s)", fmt(Double(queries) / max(seconds, 1e-9), 0))
-        row("latency p50 / p99 / max (ms)", "\(fmt(percentile(sorted, 0.5) * 1000, 2)) / \(fmt(percentile(sorted, 0.99) * 1000, 2)) / \(fmt((sorted.last ?? .nan) * 1000, 2))")
+        row("throughput (queries/s)", fixedDecimal(Double(queries) / max(seconds, 1e-9), 0))
+        row("latency p50 / p99 / max (ms)", "\(fixedDecimal(percentile(sorted, 0.5) * 1000, 2)) / \(fixedDecimal(percentile(sorted, 0.99) * 1000, 2)) / \(fixedDecimal((sorted.last ?? .nan) * 1000, 2))")
         row("query errors / wrong answers", "\(queryErrors) / \(wrongAnswers)")
         row("notifications received", String(notifications))
         row("clients dropped by agent", String(droppedClients))
         row("sensor samples before -> after", "\(before.value(atPath: "sensor.samples")?.jsonText ?? "-") -> \(after.value(atPath: "sensor.samples")?.jsonText ?? "-")")
-        row("sample rate during load (Hz)", fmt(sampleRate, 2))
-        row("agent-reported rate before (Hz)", fmt(expectedRate, 2))
+        row("sample rate during load (Hz)", fixedDecimal(sampleRate, 2))
+        row("agent-reported rate before (Hz)", fixedDecimal(expectedRate, 2))
         row("FIFO overflows during load", String(overflowsDelta))
         row("sensor errors before -> after", "\(before.value(atPath: "sensor.errors")?.jsonText ?? "-") -> \(after.value(atPath: "sensor.errors")?.jsonText ?? "-")")
         if let late = after["loop_max_late_ms"] { row("loop max lateness (ms, in-process)", late.jsonText) }

@@ -64,10 +64,7 @@ struct AnalyzeCommand: ParsableCommand {
         if failures > 0 { throw ExitCode(1) }
     }
 
-    private func seconds(_ value: Double) -> String {
-        let tenths = Int64((value * 10).rounded())
-        return "\(tenths / 10).\(abs(tenths % 10))"
-    }
+    private func seconds(_ value: Double) -> String { DecimalText.fixed(value, decimals: 1) ?? "-" }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)

@@ -56,7 +56,6 @@ struct FeaturesCommand: ParsableCommand {
     /// Six significant decimals are far below any feature's noise; NaN cannot occur but would not be JSON.
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
-        let rounded = (value * 1e6).rounded() / 1e6
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : "\(rounded)"
+        return DecimalText.shortest(DecimalText.rounded(value, decimals: 6))
     }
 }

@@ -42,7 +42,7 @@ struct RecordCommand: ParsableCommand {
                                       as: RecordingStartResult.init(json:))
         if !wait {
             if output.json { return printJSON(raw) }
-            print("recording to \(started.file) until \(TimeText.local(started.until, format: "%H:%M:%S"))")
+            print("recording to \(started.file) until \(try LocalTimes(tz: nil).text(started.until, .timeSecond))")
             return
         }
         while true {

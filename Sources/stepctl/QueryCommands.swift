@@ -1,4 +1,5 @@
 import ArgumentParser
+import CivilTime
 import StepJSON
 import StepProtocol
 import StepdModel
@@ -16,6 +17,7 @@ struct StatusCommand: ParsableCommand {
         let client = try connect(connection, root.connection)
         let (s, raw) = try call(client, .status, as: StatusResult.init(json:))
         if output.json { return printJSON(raw) }
+        let times = try LocalTimes(tz: nil)
         let address = s.sensor.address.map { "0x" + String($0, radix: 16) } ?? "-"
         var pairs: [(String, String)] = [
             ("agent", "stepd \(s.version), protocol \(stepdProtocolVersion), up \(TimeText.span(s.uptimeSeconds))"),
@@ -25,8 +27,8 @@ struct StatusCommand: ParsableCommand {
         ]
         if let last = s.sensor.lastError { pairs.append(("last error", last)) }
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
-        pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(TimeText.local(s.activity.start))"))
-        pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(TimeText.local(s.ledger.lastCheckpoint, format: "%H:%M:%S"))"))
+        pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(times.text(s.activity.start))"))
+        pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(times.text(s.ledger.lastCheckpoint, .timeSecond))"))
         if let problem = s.ledger.message { pairs.append(("ledger error", problem)) }
         let caps = s.capabilities
         let names = [("step_counting", caps.stepCounting), ("distance", caps.distance), ("cadence", caps.cadence),
@@ -38,11 +40,11 @@ struct StatusCommand: ParsableCommand {
 }
 
 /// Prints a steps.query result.
-func printStepsResult(_ client: UnixSocketClient, _ params: StepsQueryParams, json: Bool) throws {
+func printStepsResult(_ client: UnixSocketClient, _ params: StepsQueryParams, times: LocalTimes, json: Bool) throws {
     let (r, raw) = try call(client, .stepsQuery, params.json, as: StepsQueryResult.init(json:))
     if json { return printJSON(raw) }
     var pairs: [(String, String)] = [
-        ("period", "\(TimeText.local(r.start)) - \(TimeText.local(r.end))"),
+        ("period", "\(times.text(r.start)) - \(times.text(r.end))"),
         ("steps", String(r.steps)),
         ("distance", "\(formatNumber(r.distanceMeters, digits: 0)) m"),
         ("cadence", r.cadenceStepsPerMinute.map { "\(formatNumber($0)) steps/min" } ?? "-"),
@@ -65,21 +67,24 @@ struct SelectionOptions: ParsableArguments {
     }
 }
 
+/// The `--tz` forms, the same the agent takes for "time_zone".
+let zoneForms = "A name such as Europe/Berlin, UTC, or an offset such as +02:00."
+
 struct TodayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "today", abstract: "Steps, distance, cadence and pace since local midnight.")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
-    @Option(help: ArgumentHelp("Time zone for \"today\" (default: the agent's).", valueName: "name")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone for \"today\" (default: the agent's) and the times shown. \(zoneForms)", valueName: "zone")) var tz: String?
     @Flag(help: "Also list steps per source.") var bySource = false
     @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        if let tz { try TimeText.useTimeZone(tz) }
+        let times = try LocalTimes(tz: tz)
         let client = try connect(connection, root.connection)
         let params = StepsQueryParams(range: .today, timeZone: tz, bySource: bySource, selection: select.selection)
-        try printStepsResult(client, params, json: output.json)
+        try printStepsResult(client, params, times: times, json: output.json)
     }
 }
 
@@ -93,20 +98,20 @@ struct StepsCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(parsing: .unconditional, help: ArgumentHelp("Start time.", valueName: "time")) var from: String
     @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var to: String = "now"
-    @Option(help: ArgumentHelp("Time zone for local times.", valueName: "name")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone of --from, --to and the times shown. \(zoneForms)", valueName: "zone")) var tz: String?
     @Flag(help: "Also list steps per source.") var bySource = false
     @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        if let tz { try TimeText.useTimeZone(tz) }
+        let times = try LocalTimes(tz: tz)
         let now = TimeText.now()
-        guard let start = TimeText.instant(from, now: now) else { throw CtlFailure("--from \(from): not a time; use e.g. 2026-05-01T08:00, -2h or now") }
-        guard let end = TimeText.instant(to, now: now) else { throw CtlFailure("--to \(to): not a time; use e.g. 2026-05-01T18:00, -1h or now") }
+        guard let start = times.instant(from, now: now) else { throw CtlFailure("--from \(from): not a time; use e.g. 2026-05-01T08:00, -2h or now") }
+        guard let end = times.instant(to, now: now) else { throw CtlFailure("--to \(to): not a time; use e.g. 2026-05-01T18:00, -1h or now") }
         guard end > start else { throw CtlFailure("--to must be after --from") }
         let client = try connect(connection, root.connection)
         let params = StepsQueryParams(range: .between(start: start, end: end), timeZone: tz, bySource: bySource,
                                       selection: select.selection)
-        try printStepsResult(client, params, json: output.json)
+        try printStepsResult(client, params, times: times, json: output.json)
     }
 }
 
@@ -130,13 +135,13 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(help: "Bucket size.") var by: BucketUnit = .hour
     @Option(help: ArgumentHelp("How far back: 7d, 12h, 90m.", valueName: "duration")) var last: String = "1d"
-    @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's).", valueName: "name")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's). \(zoneForms)", valueName: "zone")) var tz: String?
     @Flag(help: "Split each bucket by source instead of merging sources.") var bySource = false
     @OptionGroup var select: SelectionOptions
     @Flag(help: "Also show empty buckets.") var all = false
 
     func run() throws {
-        if let tz { try TimeText.useTimeZone(tz) }
+        let times = try LocalTimes(tz: tz)
         let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
         let client = try connect(connection, root.connection)
         var params = StepsCollectionParams(range: range, timeZone: tz, interval: by.interval, bySource: bySource,
@@ -155,14 +160,14 @@ struct HistoryCommand: ParsableCommand {
             params.anchor = page.anchor
         }
         if output.json { return printJSON(pages.count == 1 ? pages[0] : .array(pages)) }
-        let format = by == .day ? "%Y-%m-%d %a" : "%Y-%m-%d %H:%M"
+        let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
         var total = 0
         for bucket in buckets {
             total += bucket.steps
             if bucket.steps == 0 && !all { continue }
-            let start = TimeText.local(bucket.start, format: format)
+            let start = times.text(bucket.start, style)
             if let sources = bucket.bySource {
                 for source in sources {
                     table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])
@@ -185,11 +190,11 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(help: "Bucket size for min/max/avg.") var by: BucketUnit = .day
     @Option(help: ArgumentHelp("How far back: 7d, 30d.", valueName: "duration")) var last: String = "7d"
-    @Option(help: ArgumentHelp("Time zone of the buckets.", valueName: "name")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's). \(zoneForms)", valueName: "zone")) var tz: String?
     @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        if let tz { try TimeText.useTimeZone(tz) }
+        let times = try LocalTimes(tz: tz)
         let range = try TimeText.recent(last, examples: "7d or 12h")
         let client = try connect(connection, root.connection)
         let params = StepsStatisticsParams(range: range, timeZone: tz, bucket: by.interval,
@@ -198,7 +203,7 @@ struct StatsCommand: ParsableCommand {
         if output.json { return printJSON(raw) }
         let count: (Int?) -> String = { $0.map(String.init) ?? "-" }
         printPairs([
-            ("period", "\(TimeText.local(r.start)) - \(TimeText.local(r.end)) (\(r.buckets) \(by.rawValue)s)"),
+            ("period", "\(times.text(r.start)) - \(times.text(r.end)) (\(r.buckets) \(by.rawValue)s)"),
             ("sum", count(r.sum)), ("min per \(by.rawValue)", count(r.min)),
             ("max per \(by.rawValue)", count(r.max)), ("avg per \(by.rawValue)", formatNumber(r.average)),
         ])
@@ -217,10 +222,11 @@ struct ActivityCommand: ParsableCommand {
 
     func run() throws {
         let client = try connect(connection, root.connection)
+        let times = try LocalTimes(tz: nil)
         if !history {
             let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
             if output.json { return printJSON(raw) }
-            print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(TimeText.local(r.start, format: "%Y-%m-%d %H:%M:%S"))")
+            print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(times.text(r.start, .dateSecond))")
             return
         }
         let range = try TimeText.recent(last, examples: "1d or 6h")
@@ -228,7 +234,7 @@ struct ActivityCommand: ParsableCommand {
         if output.json { return printJSON(raw) }
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])
         for segment in r.segments {
-            table.add([TimeText.local(segment.start, format: "%m-%d %H:%M:%S"), TimeText.local(segment.end, format: "%m-%d %H:%M:%S"),
+            table.add([times.text(segment.start, .monthDaySecond), times.text(segment.end, .monthDaySecond),
                        segment.kind.rawValue, segment.confidence.rawValue, TimeText.span(segment.end - segment.start)])
         }
         print(table.render())

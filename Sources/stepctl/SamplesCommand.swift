@@ -27,9 +27,10 @@ struct SamplesCommand: ParsableCommand {
         var syncVersion: Int64?
 
         func run() throws {
+            let times = try LocalTimes(tz: nil)
             let now = TimeText.now()
-            guard let from = TimeText.instant(start, now: now) else { throw CtlFailure("--start \(start): not a time") }
-            guard let to = TimeText.instant(end, now: now) else { throw CtlFailure("--end \(end): not a time") }
+            guard let from = times.instant(start, now: now) else { throw CtlFailure("--start \(start): not a time") }
+            guard let to = times.instant(end, now: now) else { throw CtlFailure("--end \(end): not a time") }
             let params = SamplesAddParams(SampleInput(source: source, start: from, end: to, steps: steps, distanceMeters: distance,
                                                       userEntered: userEntered, syncIdentifier: syncIdentifier,
                                                       syncVersion: syncVersion))
@@ -53,6 +54,7 @@ struct SamplesCommand: ParsableCommand {
             var params = SamplesListParams(range: try TimeText.recent(last, examples: "7d, 12h or 90m"), selection: select.selection,
                                            limit: SamplesListParams.maximumLimit)
             let client = try connect(connection, root.connection)
+            let times = try LocalTimes(tz: nil)
             var table = Table(["id", "source", "start", "end", "steps", "distance_m", "utc_offset", "flags"], numeric: [4, 5, 6])
             while true {
                 let (page, raw) = try call(client, .samplesList, params.json, as: SamplesListResult.init(json:))
@@ -61,8 +63,8 @@ struct SamplesCommand: ParsableCommand {
                     var flags: [String] = []
                     if s.userEntered { flags.append("user") }
                     if let id = s.syncIdentifier { flags.append("sync=\(id)@\(s.syncVersion ?? 0)") }
-                    table.add([s.id, s.source, TimeText.local(s.start, format: "%m-%d %H:%M:%S"),
-                               TimeText.local(s.end, format: "%m-%d %H:%M:%S"), String(s.steps),
+                    table.add([s.id, s.source, times.text(s.start, .monthDaySecond),
+                               times.text(s.end, .monthDaySecond), String(s.steps),
                                formatNumber(s.distanceMeters), String(s.utcOffset), flags.joined(separator: ",")])
                 }
                 guard page.more, let next = page.nextStart, case .between(_, let end) = params.range else { break }
@@ -164,6 +166,7 @@ struct SyncCommand: ParsableCommand {
         func run() throws {
             let client = try connect(connection, root.connection)
             var params = LedgerExportParams(anchor: anchor, limit: limit)
+            let times = try LocalTimes(tz: nil)
             var table = Table(["anchor", "id", "source", "start", "end", "utc_offset", "steps", "distance_m", "flags"],
                               numeric: [0, 5, 6, 7])
             var last: LedgerExportResult?
@@ -175,8 +178,8 @@ struct SyncCommand: ParsableCommand {
                     if record.userEntered { flags.append("user") }
                     if record.deleted { flags.append("deleted") }
                     table.add([String(record.anchor), record.id, record.source,
-                               TimeText.local(record.start, format: "%m-%d %H:%M:%S"),
-                               TimeText.local(record.end, format: "%m-%d %H:%M:%S"), String(record.utcOffset),
+                               times.text(record.start, .monthDaySecond),
+                               times.text(record.end, .monthDaySecond), String(record.utcOffset),
                                String(record.steps), formatNumber(record.distanceMeters), flags.joined(separator: ",")])
                 }
                 params.anchor = page.nextAnchor

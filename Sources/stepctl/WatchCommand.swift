@@ -28,6 +28,7 @@ struct WatchCommand: ParsableCommand {
             print("watching \(client.path): \(current.kind.rawValue) (\(current.confidence.rawValue)); Ctrl-C to stop")
         }
         fflush(nil)
+        let times = try LocalTimes(tz: nil)
         while true {
             let notification: RPCNotification?
             do {
@@ -41,7 +42,7 @@ struct WatchCommand: ParsableCommand {
                 printJSON(notification.json)
                 continue
             }
-            let time = TimeText.local(TimeText.now(), format: "%H:%M:%S")
+            let time = times.text(TimeText.now(), .timeSecond)
             switch notification.method {
             case RPCNotificationMethod.stepsUpdate:
                 guard let update = try? StepsUpdateNotice(json: notification.params) else { fallthrough }

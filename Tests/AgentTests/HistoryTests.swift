@@ -219,6 +219,15 @@ import Testing
             #expect(rpc.code == RPCError.validationFailedCode)
         }
         _ = try client.call(.stepsQuery, ["today": true, "time_zone": "+02:00"])
+        // stepctl takes every zone form the agent does: local times read and shown at +02:00.
+        let steps = ["--socket", agent.socketPath, "steps", "--tz", "+02:00", "--from", "2026-11-20T10:00", "--to", "2026-11-20T11:30"]
+        let shown = try runTool(AgentProcess.stepctlPath, steps)
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(shown.output.contains("period    2026-11-20 10:00 - 2026-11-20 11:30"), "\(shown.output)")
+        let sent = try runTool(AgentProcess.stepctlPath, steps + ["--json"])
+        #expect(sent.output.contains("\"start\":1795161600") && sent.output.contains("\"end\":1795167000"), "\(sent.output)")
+        let unknown = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "today", "--tz", "Mars/Olympus"])
+        #expect(unknown.status != 0 && unknown.error.contains("unknown time zone 'Mars/Olympus'"), "\(unknown.error)")
         #expect(agent.terminate() == 0)
     }
 

@@ -1,3 +1,4 @@
+import CivilTime
 import Glibc
 import Ledger
 import LedgerStore

@@ -1,3 +1,4 @@
+import CivilTime
 import POSIXLayer
 import Recordings
 import StepJSON
@@ -69,7 +70,7 @@ final class RawCapture {
             throw .cannotCreate(directory, Errno(error.errno))
         }
         enforceCap()
-        let baseName = UTCText.compact(wallNow) + (label.isEmpty ? "" : "-" + label)
+        let baseName = (LocalTime(utc: wallNow, zone: .utc)?.text(.iso8601Basic) ?? "unknown-time") + (label.isEmpty ? "" : "-" + label)
         let path = directory + "/" + baseName + ".csv.gz"
         let writer: GzipCSVWriter
         do {
@@ -127,7 +128,7 @@ final class RawCapture {
             "chip": .string(current.metadata.chip),
             "rate_hz": .double(current.metadata.rateHz),
             "label": .string(current.metadata.label),
-            "start": .string(UTCText.iso8601(current.startedWall)),
+            "start": .string(LocalTime(utc: current.startedWall, zone: .utc)?.text(.iso8601) ?? "unknown"),
             "start_epoch": .double(current.startedWall),
             "agent_version": .string(current.metadata.agentVersion),
             "samples": .int(current.writer.samplesWritten),

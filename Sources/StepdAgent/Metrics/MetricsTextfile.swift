@@ -47,7 +47,7 @@ enum MetricsFormat {
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Double)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for sample in samples {
-                out += name + (sample.labels.isEmpty ? "" : "{\(sample.labels)}") + " " + number(sample.value) + "\n"
+                out += name + (sample.labels.isEmpty ? "" : "{\(sample.labels)}") + " " + DecimalText.shortest(sample.value) + "\n"
             }
         }
         func one(_ name: String, _ type: String, _ help: String, _ value: Double) {
@@ -82,10 +82,6 @@ enum MetricsFormat {
         return out
     }
 
-    private static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return String(value)
-    }
 
     private static func escape(_ text: String) -> String {
         var out = ""

@@ -242,7 +242,7 @@ public struct FlagValue: Sendable {
 
     func number(in range: ClosedRange<Double>) throws(ParseFailure) -> Double {
         guard let parsed = Double(text), parsed.isFinite, range.contains(parsed) else {
-            throw ParseFailure("\(flag) takes a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got '\(text)'")
+            throw ParseFailure("\(flag) takes a number from \(DecimalText.shortest(range.lowerBound)) to \(DecimalText.shortest(range.upperBound)), got '\(text)'")
         }
         return parsed
     }
@@ -262,9 +262,6 @@ public struct ParseFailure: Error {
     init(_ message: String) { self.message = message }
 }
 
-private func format(_ value: Double) -> String {
-    value == value.rounded() ? String(Int(value)) : String(value)
-}
 
 /// Greedy word wrap; a single word longer than `width` gets a line of its own.
 func wrap(_ text: String, width: Int) -> [String] {

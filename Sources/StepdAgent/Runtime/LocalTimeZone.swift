@@ -1,4 +1,4 @@
-import Ledger
+import CivilTime
 import LedgerStore
 import StepdModel
 
@@ -6,11 +6,8 @@ import StepdModel
 /// `$TZ` when set (a zone name such as Europe/Berlin, or an offset), else /etc/localtime, else UTC.
 enum LocalTimeZone {
     static func rule(environment: [String: String], logger: EventLogger) -> TimeZoneRule {
-        // glibc accepts a leading ':' in TZ ("implementation-defined" form); it names a zone file.
-        var name = environment["TZ"]
-        if let value = name, value.hasPrefix(":") { name = String(value.dropFirst()) }
         do {
-            return try TimeZoneLoader.load(name)
+            return try TimeZoneLoader.local(environment: environment)
         } catch {
             logger.warning("local time zone: \(error); using UTC for 'today'")
             return .utc

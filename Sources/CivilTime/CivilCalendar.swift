@@ -44,11 +44,13 @@ public enum CivilCalendar {
     /// "2024-06-10" for a day number.
     public static func isoDate(days: Int) -> String {
         let (year, month, day) = date(days: days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+    }
+
+    /// `value` with leading zeros to `width` digits ("07", "0042"); the sign comes first.
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let text = String(value.magnitude)
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     /// Parses exactly "YYYY-MM-DD" back to a day number.

@@ -46,13 +46,14 @@ public enum TimeZoneRule: Sendable, Equatable {
     /// local time). In a spring-forward gap the instant after the gap is returned; in a
     /// fall-back repeat the earlier instant.
     public func utc(fromLocal local: Double) -> Double {
-        let first = offset(at: local - Double(offset(at: local)))
-        let candidate = local - Double(first)
-        let check = offset(at: candidate)
-        if check == first { return candidate }
-        let other = local - Double(check)
-        if offset(at: other) == check { return min(candidate, other) }
-        return max(candidate, other)
+        // The offsets in force a day either side cover both sides of any one transition.
+        let offsets = Set([offset(at: local - 86400), offset(at: local), offset(at: local + 86400)])
+        let candidates = offsets.map { local - Double($0) }
+        if let earliest = offsets.filter({ offset(at: local - Double($0)) == $0 }).map({ local - Double($0) }).min() {
+            return earliest
+        }
+        // In a gap no offset reads `local`; the later candidate lands just after the gap.
+        return candidates.max() ?? local
     }
 
     /// Start of the local day containing `utc`, as a UTC instant.
