@@ -19,7 +19,7 @@ public final class LIS3DHEmulator: EmulatedChip {
     private var producer: SampleProducer
 
     /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
-    public init(address: UInt8 = 0x18, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
+    public init(address: UInt8 = LIS3DH.descriptor.addresses[0], samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
         self.address = address
         self.clock = clock
         producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
@@ -53,7 +53,7 @@ public final class LIS3DHEmulator: EmulatedChip {
         let countsPerG = 1000 / LIS3DH.milliGPerDigit(rangeSelect: select, resolutionBits: bits)
         let active = fifoActive
         let mode = fifoMode
-        producer.run(until: time, rate: sampleRate, keep: LIS3DH.fifoCapacitySamples) { value, skipped in
+        producer.run(until: time, rate: sampleRate, keep: LIS3DH.descriptor.fifoCapacitySamples) { value, skipped in
             var bytes: [UInt8] = []
             for g in [value.x, value.y, value.z] {
                 let counts = saturatedCounts(g, countsPerG: countsPerG, bits: bits)
@@ -67,7 +67,7 @@ public final class LIS3DHEmulator: EmulatedChip {
                 | (status & LIS3DH.Bits.dataAvailableXYZ != 0 ? LIS3DH.Bits.overrunXYZ : 0)
             guard active else { return }
             if skipped > 0 { overrun = true }
-            if fifo.count >= LIS3DH.fifoCapacitySamples {
+            if fifo.count >= LIS3DH.descriptor.fifoCapacitySamples {
                 overrun = true
                 if mode == .fifo { return }  // FIFO mode stops collecting when full
                 fifo.removeFirst()
@@ -80,7 +80,7 @@ public final class LIS3DHEmulator: EmulatedChip {
         let watermark = Int(registers[Int(LIS3DH.Register.fifoControl)] & LIS3DH.Bits.fifoLevelMask)
         var value = UInt8(min(fifo.count, 31))
         if fifo.count > watermark { value |= LIS3DH.Bits.fifoWatermark }
-        if fifo.count >= LIS3DH.fifoCapacitySamples || overrun { value |= LIS3DH.Bits.fifoOverrun }
+        if fifo.count >= LIS3DH.descriptor.fifoCapacitySamples || overrun { value |= LIS3DH.Bits.fifoOverrun }
         if fifo.isEmpty { value |= LIS3DH.Bits.fifoEmpty }
         return value
     }
@@ -98,7 +98,7 @@ public final class LIS3DHEmulator: EmulatedChip {
                 out.append(fifo[0][Int(reg - R.outXLow)])
                 if reg == R.outZHigh {
                     fifo.removeFirst()
-                    if fifo.count < LIS3DH.fifoCapacitySamples { overrun = false }
+                    if fifo.count < LIS3DH.descriptor.fifoCapacitySamples { overrun = false }
                 }
             case R.whoAmI:
                 out.append(identityOverride ?? registers[Int(reg)])
@@ -152,7 +152,7 @@ public final class LIS3DHEmulator: EmulatedChip {
         advance(to: clock.now())
         guard fifoActive else { return }
         let filler = fifo.last ?? Array(registers[Int(LIS3DH.Register.outXLow)...Int(LIS3DH.Register.outZHigh)])
-        while fifo.count < LIS3DH.fifoCapacitySamples { fifo.append(filler) }
+        while fifo.count < LIS3DH.descriptor.fifoCapacitySamples { fifo.append(filler) }
         overrun = true
     }
 

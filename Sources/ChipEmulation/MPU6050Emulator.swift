@@ -16,7 +16,7 @@ public final class MPU6050Emulator: EmulatedChip {
     private var producer: SampleProducer
 
     /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
-    public init(address: UInt8 = 0x68, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
+    public init(address: UInt8 = MPU6050.descriptor.addresses[0], samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
         self.address = address
         self.clock = clock
         producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
@@ -41,7 +41,7 @@ public final class MPU6050Emulator: EmulatedChip {
             && registers[Int(R.fifoEnable)] & MPU6050.Bits.accelFIFOEnable != 0
         let select = (registers[Int(R.accelConfig)] >> 3) & 3
         let lsb = MPU6050.lsbPerG(rangeSelect: select)
-        let keep = MPU6050.fifoCapacityBytes / MPU6050.bytesPerSample + 1
+        let keep = MPU6050.descriptor.fifoCapacityBytes / MPU6050.descriptor.bytesPerSample + 1
         producer.run(until: time, rate: sampleRate, keep: keep) { value, skipped in
             let counts = [value.x, value.y, value.z].map { saturatedCounts($0, countsPerG: lsb, bits: 16) }
             var bytes: [UInt8] = []
@@ -55,9 +55,9 @@ public final class MPU6050Emulator: EmulatedChip {
             guard fifoOn else { return }
             if skipped > 0 { setOverflow() }
             fifo += bytes
-            if fifo.count > MPU6050.fifoCapacityBytes {
+            if fifo.count > MPU6050.descriptor.fifoCapacityBytes {
                 // The chip overwrites its oldest bytes: the count stays at 1024, alignment is lost.
-                fifo.removeFirst(fifo.count - MPU6050.fifoCapacityBytes)
+                fifo.removeFirst(fifo.count - MPU6050.descriptor.fifoCapacityBytes)
                 setOverflow()
             }
         }
@@ -129,8 +129,8 @@ public final class MPU6050Emulator: EmulatedChip {
 
     public func forceOverflow() {
         advance(to: clock.now())
-        while fifo.count <= MPU6050.fifoCapacityBytes { fifo.append(UInt8(truncatingIfNeeded: fifo.count)) }
-        fifo.removeFirst(fifo.count - MPU6050.fifoCapacityBytes)
+        while fifo.count <= MPU6050.descriptor.fifoCapacityBytes { fifo.append(UInt8(truncatingIfNeeded: fifo.count)) }
+        fifo.removeFirst(fifo.count - MPU6050.descriptor.fifoCapacityBytes)
         setOverflow()
     }
 

@@ -226,10 +226,8 @@ public enum AgentLauncher {
     {
         let settings = SensorSettings(chip: board.chip, address: board.address, rangeG: board.rangeG,
                                       axisRemap: board.axisRemap, burstInterval: board.burstInterval)
-        if let interval = board.burstInterval, let chip = board.chip, options.simulateChip == nil,
-           interval > chip.maxBurstInterval {
-            return .failure(PlanProblem(message: "\(file ?? "board"): burst_interval_s = \(interval) is too long for the \(chip.rawValue): its FIFO fills in \(chip.maxBurstInterval) s; use at most that"))
-        }
+        // BoardParser has held burst_interval_s to the chip's table; a simulated chip other than
+        // the board's gets its own default below.
         switch board.bus {
         case .simulated:
             var samples = EmbeddedRecording.samples
