@@ -68,7 +68,7 @@ public enum BoardParser {
             }
             chip = model
         } else if bus == .simulated {
-            chip = .mpu6050
+            chip = .simulatedDefault
         }
 
         var address: UInt8?

@@ -178,7 +178,7 @@ public enum AgentLauncher {
             guard samples.count >= 2 else {
                 return .failure(PlanProblem(message: "--simulate: \(recording) holds fewer than two samples; nothing to replay"))
             }
-            let chip = options.simulateChip ?? .mpu6050
+            let chip = options.simulateChip ?? .simulatedDefault
             return .success(SensorPlan(
                 boardName: "simulated \(chip.rawValue)", boardFile: nil,
                 source: .simulated(model: chip, samples: samples, recordingName: recording,
@@ -240,7 +240,7 @@ public enum AgentLauncher {
                     return .failure(PlanProblem(message: "\(file ?? "board"): recording: \(error)"))
                 }
             }
-            let chip = options.simulateChip ?? board.chip ?? .mpu6050
+            let chip = options.simulateChip ?? board.chip ?? .simulatedDefault
             var simulated = settings
             if chip != board.chip {
                 // The board's burst interval and address were chosen for its own chip (the

@@ -75,6 +75,9 @@ extension ChipModel {
 
     public var displayName: String { descriptor.displayName }
 
+    /// The part a simulated board emulates when it names none.
+    public static let simulatedDefault = ChipModel.mpu6050
+
     /// The full scales a board may ask for with `chip` unset (a real bus probes every part):
     /// only those every part offers.
     public static var rangesGForAnyChip: [Int] {
