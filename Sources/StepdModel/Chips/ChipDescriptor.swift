@@ -81,7 +81,8 @@ extension ChipModel {
     /// The full scales a board may ask for with `chip` unset (a real bus probes every part):
     /// only those every part offers.
     public static var rangesGForAnyChip: [Int] {
-        allCases.reduce(allCases[0].descriptor.rangesG) { common, model in common.filter(model.descriptor.rangesG.contains) }
+        let tables = allCases.map(\.descriptor.rangesG)
+        return tables.dropFirst().reduce(tables.first ?? []) { common, ranges in common.filter(ranges.contains) }
     }
 
     /// The burst intervals a board may ask for with `chip` unset: up to the longest any part
