@@ -23,13 +23,13 @@ let package = Package(
         // The one POSIX layer: owned descriptors, typed errno, EINTR retry, clocks, Unix socket
         // addresses, durable and atomic file writes. Glibc only, no Foundation.
         .target(name: "POSIXLayer", swiftSettings: strict),
-        // Shared vocabulary (samples, activity kinds, sensor health).
+        // Shared vocabulary (samples, activity kinds, sensor health) and one table per chip.
         .target(name: "StepdModel", swiftSettings: strict),
         // Foundation-free JSON with hard limits (depth, size, number range).
         .target(name: "StepJSON", swiftSettings: strict),
         // Linux i2c-dev and GPIO behind typed Swift errors; the I2CBus protocol the drivers use.
         .target(name: "SensorBus", dependencies: ["CStepdShim", "POSIXLayer", "StepdModel"], swiftSettings: strict),
-        // One table + driver per chip, probe, FIFO bursts, recovery supervisor.
+        // Chip-agnostic driver core + per-chip register sequences, probe, FIFO bursts, recovery supervisor.
         .target(name: "SensorChips", dependencies: ["SensorBus", "StepdModel"], swiftSettings: strict),
         // Register-level emulations of the chips behind I2CBus, fed by recordings.
         .target(name: "ChipEmulation", dependencies: ["SensorBus", "SensorChips", "StepdModel"], swiftSettings: strict),

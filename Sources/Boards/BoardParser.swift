@@ -69,19 +69,22 @@ public enum BoardParser {
             }
             chip = model
         } else if bus == .simulated {
-            chip = .mpu6050
+            chip = .simulatedDefault
         }
 
         var address: UInt8?
         if let value = try integer("address") {
             guard (0x08...0x77).contains(value) else {
-                throw fail("address", "\(value) is outside the 7-bit range 0x08..0x77 (MPU-6050: 0x68/0x69, LIS3DH: 0x18/0x19)")
+                throw fail("address", "\(value) is outside the 7-bit range 0x08..0x77 (\(usualAddresses))")
             }
             address = UInt8(value)
         }
 
         let rangeG = try integer("range_g") ?? 4
-        guard [2, 4, 8, 16].contains(rangeG) else { throw fail("range_g", "\(rangeG) is not allowed; use 2, 4, 8 or 16") }
+        let ranges = ChipModel.rangesG(for: chip)
+        guard ranges.contains(rangeG) else {
+            throw fail("range_g", "\(rangeG) is not allowed\(forChip(chip)); use \(ChipDescriptor.allowedList(ranges))")
+        }
 
         var axisRemap = AxisRemap.identity
         if let entry = values["axis_remap"] {
@@ -124,15 +127,44 @@ public enum BoardParser {
         }
         let burstInterval = try number("burst_interval_s")
         if let interval = burstInterval {
-            let limit = chip == .lis3dh ? 0.6 : 3.5
-            let why = chip == .lis3dh ? "the LIS3DH FIFO holds 0.64 s" : (chip == nil ? "with chip unset a LIS3DH may be found, whose FIFO holds 0.64 s, but the MPU-6050 FIFO holds 4.2 s" : "the MPU-6050 FIFO holds 4.2 s")
-            guard interval >= 0.05, interval <= limit else {
-                throw fail("burst_interval_s", "\(interval) is not allowed; use 0.05 to \(limit) (\(why))")
+            let allowed = ChipModel.burstIntervals(for: chip)
+            guard allowed.contains(interval) else {
+                throw fail("burst_interval_s", "\(interval) is not allowed; use \(allowed.lowerBound) to \(allowed.upperBound) (\(fifoSpans(chip)))")
             }
         }
         return Board(name: name, description: description, bus: bus, chip: chip, address: address, rangeG: rangeG,
                      axisRemap: axisRemap, dataReady: dataReady, recording: recording, replaySpeed: replaySpeed,
                      burstInterval: burstInterval, source: fileName)
+    }
+
+    /// " for the LIS3DH", or nothing when the chip is probed.
+    static func forChip(_ chip: ChipModel?) -> String { chip.map { " for the \($0.displayName)" } ?? "" }
+
+    /// "MPU-6050: 0x68/0x69, LIS3DH: 0x18/0x19"
+    static var usualAddresses: String {
+        ChipModel.allCases.map { model in
+            model.displayName + ": " + model.descriptor.addresses.map { "0x" + String($0, radix: 16) }.joined(separator: "/")
+        }.joined(separator: ", ")
+    }
+
+    /// Why the burst interval is bounded: how long the FIFO of `chip` (or of each chip a probe
+    /// may find) holds.
+    static func fifoSpans(_ chip: ChipModel?) -> String {
+        func span(_ model: ChipModel) -> String {
+            "the \(model.displayName) FIFO holds \(fixedDecimal(model.descriptor.fifoSpan))"
+        }
+        guard let chip else {
+            let spans = ChipModel.allCases.sorted { $0.descriptor.fifoSpan < $1.descriptor.fifoSpan }.map(span)
+            return "with chip unset any of these may be found: " + spans.joined(separator: ", ")
+        }
+        return span(chip)
+    }
+
+    /// Seconds with two decimals ("0.64 s"), without Foundation.
+    static func fixedDecimal(_ seconds: Double) -> String {
+        let hundredths = Int((seconds * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
     }
 
     /// A relative path is relative to the folder of the board file.

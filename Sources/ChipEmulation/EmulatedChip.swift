@@ -31,6 +31,45 @@ public protocol EmulatedChip: AnyObject {
     var newestSampleTime: Double { get }
 }
 
+/// What both emulated parts share: their table, the address they answer at, a register file
+/// with the part's reset values, the clock and the sample producer. The subclasses hold the
+/// register behaviour that differs (FIFO, auto-increment, read-to-clear).
+public class RegisterFileChip {
+    public let descriptor: ChipDescriptor
+    public let address: UInt8
+    public var identityOverride: UInt8?
+    let clock: any SensorClock
+    var registers: [UInt8]
+    var producer: SampleProducer
+    private let resetValues: [UInt8: UInt8]
+
+    init(descriptor: ChipDescriptor, address: UInt8, registerCount: Int, resetValues: [UInt8: UInt8],
+         samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator) {
+        self.descriptor = descriptor
+        self.address = address
+        self.clock = clock
+        self.resetValues = resetValues
+        registers = [UInt8](repeating: 0, count: registerCount)
+        producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
+    }
+
+    public var model: ChipModel { descriptor.model }
+    public var samplesProduced: Int { producer.produced }
+    public var newestSampleTime: Double { producer.lastSampleTime }
+    /// The register address wraps at the end of the register file.
+    public func register(_ register: UInt8) -> UInt8 { registers[Int(register) & (registers.count - 1)] }
+
+    /// WHO_AM_I as read over the bus (a fault may override it).
+    var identity: UInt8 { identityOverride ?? registers[Int(descriptor.whoAmIRegister)] }
+
+    /// Registers back to their reset values and the sample grid restarted from now.
+    func resetRegisterFile() {
+        registers = [UInt8](repeating: 0, count: registers.count)
+        for (reg, value) in resetValues { registers[Int(reg)] = value }
+        producer.restart(at: clock.now())
+    }
+}
+
 /// Produces samples on a grid at the chip's current rate as its own oscillator runs it (the
 /// register-configured rate times the oscillator's error), from a looped recording.
 struct SampleProducer {

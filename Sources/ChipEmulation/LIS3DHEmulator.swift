@@ -6,30 +6,21 @@ import StepdModel
 /// resolution from CTRL_REG4/LPen, left-justified little-endian output, the 32-level FIFO in
 /// bypass/FIFO/stream modes with FIFO_SRC_REG, auto-increment only with bit 7 of the register
 /// address, and the read pointer wrapping from OUT_Z_H to OUT_X_L while the FIFO is on.
-public final class LIS3DHEmulator: EmulatedChip {
-    public let model = ChipModel.lis3dh
-    public let address: UInt8
-    public var identityOverride: UInt8?
+public final class LIS3DHEmulator: RegisterFileChip, EmulatedChip {
     public let wrongIdentity: UInt8 = 0x32  // a LIS331DLH
-    private let clock: any SensorClock
-    private var registers = [UInt8](repeating: 0, count: 0x40)
     private var fifo: [[UInt8]] = []
     /// Set when a sample could not be stored (FIFO mode) or overwrote one (stream mode).
     private var overrun = false
-    private var producer: SampleProducer
 
     /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
-    public init(address: UInt8 = 0x18, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
-        self.address = address
-        self.clock = clock
-        producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
+    public init(address: UInt8 = LIS3DH.descriptor.addresses[0], samples: [AccelSample], clock: any SensorClock,
+                oscillator: Oscillator = .nominal) {
+        super.init(descriptor: LIS3DH.descriptor, address: address, registerCount: 0x40, resetValues: LIS3DH.resetValues,
+                   samples: samples, clock: clock, oscillator: oscillator)
         resetRegisters()
     }
 
-    public var samplesProduced: Int { producer.produced }
-    public var newestSampleTime: Double { producer.lastSampleTime }
     public var fifoCount: Int { fifo.count }
-    public func register(_ register: UInt8) -> UInt8 { registers[Int(register & 0x3F)] }
 
     public var sampleRate: Double {
         let control1 = registers[Int(LIS3DH.Register.control1)]
@@ -53,7 +44,7 @@ public final class LIS3DHEmulator: EmulatedChip {
         let countsPerG = 1000 / LIS3DH.milliGPerDigit(rangeSelect: select, resolutionBits: bits)
         let active = fifoActive
         let mode = fifoMode
-        producer.run(until: time, rate: sampleRate, keep: LIS3DH.fifoCapacitySamples) { value, skipped in
+        producer.run(until: time, rate: sampleRate, keep: descriptor.fifoCapacitySamples) { value, skipped in
             var bytes: [UInt8] = []
             for g in [value.x, value.y, value.z] {
                 let counts = saturatedCounts(g, countsPerG: countsPerG, bits: bits)
@@ -67,7 +58,7 @@ public final class LIS3DHEmulator: EmulatedChip {
                 | (status & LIS3DH.Bits.dataAvailableXYZ != 0 ? LIS3DH.Bits.overrunXYZ : 0)
             guard active else { return }
             if skipped > 0 { overrun = true }
-            if fifo.count >= LIS3DH.fifoCapacitySamples {
+            if fifo.count >= descriptor.fifoCapacitySamples {
                 overrun = true
                 if mode == .fifo { return }  // FIFO mode stops collecting when full
                 fifo.removeFirst()
@@ -80,7 +71,7 @@ public final class LIS3DHEmulator: EmulatedChip {
         let watermark = Int(registers[Int(LIS3DH.Register.fifoControl)] & LIS3DH.Bits.fifoLevelMask)
         var value = UInt8(min(fifo.count, 31))
         if fifo.count > watermark { value |= LIS3DH.Bits.fifoWatermark }
-        if fifo.count >= LIS3DH.fifoCapacitySamples || overrun { value |= LIS3DH.Bits.fifoOverrun }
+        if fifo.count >= descriptor.fifoCapacitySamples || overrun { value |= LIS3DH.Bits.fifoOverrun }
         if fifo.isEmpty { value |= LIS3DH.Bits.fifoEmpty }
         return value
     }
@@ -98,10 +89,10 @@ public final class LIS3DHEmulator: EmulatedChip {
                 out.append(fifo[0][Int(reg - R.outXLow)])
                 if reg == R.outZHigh {
                     fifo.removeFirst()
-                    if fifo.count < LIS3DH.fifoCapacitySamples { overrun = false }
+                    if fifo.count < descriptor.fifoCapacitySamples { overrun = false }
                 }
             case R.whoAmI:
-                out.append(identityOverride ?? registers[Int(reg)])
+                out.append(identity)
             case R.fifoSource:
                 out.append(fifoSource)
             default:
@@ -152,15 +143,13 @@ public final class LIS3DHEmulator: EmulatedChip {
         advance(to: clock.now())
         guard fifoActive else { return }
         let filler = fifo.last ?? Array(registers[Int(LIS3DH.Register.outXLow)...Int(LIS3DH.Register.outZHigh)])
-        while fifo.count < LIS3DH.fifoCapacitySamples { fifo.append(filler) }
+        while fifo.count < descriptor.fifoCapacitySamples { fifo.append(filler) }
         overrun = true
     }
 
     private func resetRegisters() {
-        registers = [UInt8](repeating: 0, count: 0x40)
-        for (reg, value) in LIS3DH.resetValues { registers[Int(reg)] = value }
+        resetRegisterFile()
         fifo.removeAll()
         overrun = false
-        producer.restart(at: clock.now())
     }
 }

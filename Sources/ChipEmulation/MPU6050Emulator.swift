@@ -5,28 +5,19 @@ import StepdModel
 /// MPU-6050 register file: rate from CONFIG/SMPLRT_DIV, range from ACCEL_CONFIG, SLEEP after
 /// power-up and DEVICE_RESET, the 1024-byte FIFO with its count, overflow flag and reset,
 /// INT_STATUS cleared on read, FIFO_R_W reads that do not advance the register pointer.
-public final class MPU6050Emulator: EmulatedChip {
-    public let model = ChipModel.mpu6050
-    public let address: UInt8
-    public var identityOverride: UInt8?
+public final class MPU6050Emulator: RegisterFileChip, EmulatedChip {
     public let wrongIdentity: UInt8 = 0x70  // an MPU-6500
-    private let clock: any SensorClock
-    private var registers = [UInt8](repeating: 0, count: 128)
     private var fifo: [UInt8] = []
-    private var producer: SampleProducer
 
     /// `oscillator`: the chip's own clock error; samples come at the configured rate times its factor.
-    public init(address: UInt8 = 0x68, samples: [AccelSample], clock: any SensorClock, oscillator: Oscillator = .nominal) {
-        self.address = address
-        self.clock = clock
-        producer = SampleProducer(samples: samples, now: clock.now(), oscillator: oscillator)
+    public init(address: UInt8 = MPU6050.descriptor.addresses[0], samples: [AccelSample], clock: any SensorClock,
+                oscillator: Oscillator = .nominal) {
+        super.init(descriptor: MPU6050.descriptor, address: address, registerCount: 128, resetValues: MPU6050.resetValues,
+                   samples: samples, clock: clock, oscillator: oscillator)
         resetRegisters()
     }
 
-    public var samplesProduced: Int { producer.produced }
-    public var newestSampleTime: Double { producer.lastSampleTime }
     public var fifoCount: Int { fifo.count }
-    public func register(_ register: UInt8) -> UInt8 { registers[Int(register & 0x7F)] }
 
     /// Current nominal sample rate (from the registers): 0 while sleeping.
     public var sampleRate: Double {
@@ -41,7 +32,7 @@ public final class MPU6050Emulator: EmulatedChip {
             && registers[Int(R.fifoEnable)] & MPU6050.Bits.accelFIFOEnable != 0
         let select = (registers[Int(R.accelConfig)] >> 3) & 3
         let lsb = MPU6050.lsbPerG(rangeSelect: select)
-        let keep = MPU6050.fifoCapacityBytes / MPU6050.bytesPerSample + 1
+        let keep = descriptor.fifoCapacityBytes / descriptor.bytesPerSample + 1
         producer.run(until: time, rate: sampleRate, keep: keep) { value, skipped in
             let counts = [value.x, value.y, value.z].map { saturatedCounts($0, countsPerG: lsb, bits: 16) }
             var bytes: [UInt8] = []
@@ -55,9 +46,9 @@ public final class MPU6050Emulator: EmulatedChip {
             guard fifoOn else { return }
             if skipped > 0 { setOverflow() }
             fifo += bytes
-            if fifo.count > MPU6050.fifoCapacityBytes {
+            if fifo.count > descriptor.fifoCapacityBytes {
                 // The chip overwrites its oldest bytes: the count stays at 1024, alignment is lost.
-                fifo.removeFirst(fifo.count - MPU6050.fifoCapacityBytes)
+                fifo.removeFirst(fifo.count - descriptor.fifoCapacityBytes)
                 setOverflow()
             }
         }
@@ -79,7 +70,7 @@ public final class MPU6050Emulator: EmulatedChip {
             case R.fifoCountHigh + 1:
                 out.append(UInt8(fifo.count & 0xFF))
             case R.whoAmI:
-                out.append(identityOverride ?? registers[Int(reg)])
+                out.append(identity)
             case R.interruptStatus:
                 out.append(registers[Int(reg)])
                 registers[Int(reg)] = 0
@@ -129,8 +120,8 @@ public final class MPU6050Emulator: EmulatedChip {
 
     public func forceOverflow() {
         advance(to: clock.now())
-        while fifo.count <= MPU6050.fifoCapacityBytes { fifo.append(UInt8(truncatingIfNeeded: fifo.count)) }
-        fifo.removeFirst(fifo.count - MPU6050.fifoCapacityBytes)
+        while fifo.count <= descriptor.fifoCapacityBytes { fifo.append(UInt8(truncatingIfNeeded: fifo.count)) }
+        fifo.removeFirst(fifo.count - descriptor.fifoCapacityBytes)
         setOverflow()
     }
 
@@ -139,9 +130,7 @@ public final class MPU6050Emulator: EmulatedChip {
     }
 
     private func resetRegisters() {
-        registers = [UInt8](repeating: 0, count: 128)
-        for (reg, value) in MPU6050.resetValues { registers[Int(reg)] = value }
+        resetRegisterFile()
         fifo.removeAll()
-        producer.restart(at: clock.now())
     }
 }

@@ -29,10 +29,10 @@ public final class SimulatedSensor {
         self.oscillator = oscillator
         switch model {
         case .mpu6050:
-            chip = MPU6050Emulator(address: address ?? MPU6050.addresses[0], samples: samples, clock: clock,
+            chip = MPU6050Emulator(address: address ?? MPU6050.descriptor.addresses[0], samples: samples, clock: clock,
                                    oscillator: oscillator)
         case .lis3dh:
-            chip = LIS3DHEmulator(address: address ?? LIS3DH.addresses[0], samples: samples, clock: clock,
+            chip = LIS3DHEmulator(address: address ?? LIS3DH.descriptor.addresses[0], samples: samples, clock: clock,
                                   oscillator: oscillator)
         }
         bus.attach(chip)

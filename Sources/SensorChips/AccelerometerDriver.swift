@@ -56,74 +56,62 @@ public enum SensorFault: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-extension ChipModel {
-    public var displayName: String {
-        switch self {
-        case .mpu6050: return MPU6050.displayName
-        case .lis3dh: return LIS3DH.displayName
-        }
-    }
-
-    /// The usual addresses, in probe order.
-    public var usualAddresses: [UInt8] {
-        switch self {
-        case .mpu6050: return MPU6050.addresses
-        case .lis3dh: return LIS3DH.addresses
-        }
-    }
-
-    public var whoAmIRegister: UInt8 {
-        switch self {
-        case .mpu6050: return MPU6050.Register.whoAmI
-        case .lis3dh: return LIS3DH.Register.whoAmI
-        }
-    }
-
-    public var whoAmIValue: UInt8 {
-        switch self {
-        case .mpu6050: return MPU6050.whoAmIValue
-        case .lis3dh: return LIS3DH.whoAmIValue
-        }
-    }
-
-    /// The rate the chip produces (the agent always receives 40 Hz).
-    public var chipSampleRate: Double {
-        switch self {
-        case .mpu6050: return MPU6050.sampleRate
-        case .lis3dh: return LIS3DH.sampleRate
-        }
-    }
-
-    public var defaultBurstInterval: Double {
-        switch self {
-        case .mpu6050: return MPU6050.defaultBurstInterval
-        case .lis3dh: return LIS3DH.defaultBurstInterval
-        }
-    }
-
-    /// The longest interval before the FIFO could overflow, with margin.
-    public var maxBurstInterval: Double {
-        switch self {
-        case .mpu6050: return MPU6050.maxBurstInterval
-        case .lis3dh: return LIS3DH.maxBurstInterval
-        }
-    }
-}
-
 /// A chip driver: reset, configure, read FIFO bursts. Stateless about health; the supervisor
-/// decides what errors mean.
+/// decides what errors mean. What is the same for every part (the table, the full scale, FIFO
+/// draining) is in `ChipLink`; a driver holds only its part's register sequences.
 public protocol AccelerometerDriver: AnyObject {
-    var model: ChipModel { get }
+    var descriptor: ChipDescriptor { get }
     var address: UInt8 { get }
     var rangeG: Int { get }
-    /// Samples per second the chip produces.
-    var sampleRate: Double { get }
     /// Starts a reset; returns the seconds to wait before `configure()`.
     func startReset() throws(I2CError) -> Double
     /// Writes the configuration and reads it back.
     func configure() throws(SensorFault)
     /// Reads what the FIFO holds, after checking the chip still holds its configuration.
     func readBurst() throws(I2CError) -> BurstResult
+}
+
+extension AccelerometerDriver {
+    public var model: ChipModel { descriptor.model }
+    /// Samples per second the chip produces.
+    public var sampleRate: Double { descriptor.sampleRate }
+}
+
+/// A part at an address on a bus with a full scale chosen from its table.
+struct ChipLink {
+    let descriptor: ChipDescriptor
+    let bus: any I2CBus
+    let address: UInt8
+    let fullScale: ChipDescriptor.FullScale
+
+    init(_ descriptor: ChipDescriptor, bus: any I2CBus, address: UInt8, rangeG: Int) throws(SensorFault) {
+        guard let scale = descriptor.fullScale(rangeG: rangeG) else {
+            throw .invalidSettings("range \(rangeG) g is not supported by the \(descriptor.displayName): use \(ChipDescriptor.allowedList(descriptor.rangesG))")
+        }
+        self.descriptor = descriptor
+        self.bus = bus
+        self.address = address
+        fullScale = scale
+    }
+
+    /// Reads `sampleCount` samples (X, Y, Z, two bytes each, decoded into counts by `counts`)
+    /// from `register`, split on sample boundaries so there is no partial sample to carry.
+    func drainFIFO(sampleCount: Int, register: UInt8, counts: (UInt8, UInt8) -> Double) throws(I2CError) -> [ChipVector] {
+        let size = descriptor.bytesPerSample
+        let scale = fullScale.gPerCount
+        var samples: [ChipVector] = []
+        samples.reserveCapacity(sampleCount)
+        for length in fifoReadLengths(byteCount: sampleCount * size, bytesPerSample: size, maxReadLength: bus.maxReadLength) {
+            let bytes = try bus.readRegisters(address: address, register, count: length)
+            var i = 0
+            while i + 6 <= bytes.count {
+                samples.append(ChipVector(x: counts(bytes[i], bytes[i + 1]) * scale, y: counts(bytes[i + 2], bytes[i + 3]) * scale,
+                                          z: counts(bytes[i + 4], bytes[i + 5]) * scale))
+                i += 6
+            }
+        }
+        return samples
+    }
 }
 
 /// Splits `byteCount` FIFO bytes into reads of whole samples no longer than the bus allows.
@@ -139,20 +127,9 @@ func fifoReadLengths(byteCount: Int, bytesPerSample: Int, maxReadLength: Int) ->
     return lengths
 }
 
-/// Appends the whole samples in FIFO `bytes` (X, Y, Z, two bytes each, decoded by `axis`)
-/// to `samples`. Reads are split on sample boundaries, so there is no partial sample to carry.
-func appendSamples(from bytes: [UInt8], to samples: inout [ChipVector], axis: (UInt8, UInt8) -> Double) {
-    var i = 0
-    while i + 6 <= bytes.count {
-        samples.append(ChipVector(x: axis(bytes[i], bytes[i + 1]), y: axis(bytes[i + 2], bytes[i + 3]),
-                                  z: axis(bytes[i + 4], bytes[i + 5])))
-        i += 6
-    }
-}
-
 /// Reads the WHO_AM_I of `model` at `address`.
 public func readIdentity(bus: any I2CBus, model: ChipModel, address: UInt8) throws(I2CError) -> UInt8 {
-    try bus.readRegister(address: address, model.whoAmIRegister)
+    try bus.readRegister(address: address, model.descriptor.whoAmIRegister)
 }
 
 /// Makes the driver for a chip found at `address`.

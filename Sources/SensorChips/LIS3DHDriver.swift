@@ -4,27 +4,19 @@ import StepdModel
 /// LIS3DH at 50 Hz high-resolution through its FIFO in stream mode (the supervisor resamples to
 /// 40 Hz).
 public final class LIS3DHDriver: AccelerometerDriver {
-    public let model = ChipModel.lis3dh
-    public let address: UInt8
-    public let rangeG: Int
-    public let sampleRate = LIS3DH.sampleRate
-    private let bus: any I2CBus
-    private let rangeSelect: UInt8
-    private let gPerDigit: Double
+    public var descriptor: ChipDescriptor { link.descriptor }
+    public var address: UInt8 { link.address }
+    public var rangeG: Int { link.fullScale.rangeG }
+    private let link: ChipLink
+    private var bus: any I2CBus { link.bus }
+    private var rangeSelect: UInt8 { link.fullScale.select }
     private let watermarkInterrupt: Bool
     /// Watermark = samples per default burst, so an INT1 edge arrives about every 0.5 s.
     static let watermark: UInt8 = 24
 
     public init(bus: any I2CBus, address: UInt8, rangeG: Int, watermarkInterrupt: Bool = false) throws(SensorFault) {
-        guard let select = LIS3DH.rangeSelect(rangeG: rangeG) else {
-            throw .invalidSettings("range \(rangeG) g is not supported by the LIS3DH: use 2, 4, 8 or 16")
-        }
-        self.bus = bus
-        self.address = address
-        self.rangeG = rangeG
+        link = try ChipLink(LIS3DH.descriptor, bus: bus, address: address, rangeG: rangeG)
         self.watermarkInterrupt = watermarkInterrupt
-        rangeSelect = select
-        gPerDigit = LIS3DH.milliGPerDigit(rangeSelect: select, resolutionBits: 12) / 1000
     }
 
     /// CTRL_REG1..CTRL_REG5 as the driver writes them.
@@ -84,16 +76,9 @@ public final class LIS3DHDriver: AccelerometerDriver {
         let source = fifo[1]
         // FSS counts 0...31; OVRN means all 32 levels hold unread data and the oldest are being overwritten.
         let overrun = source & B.fifoOverrun != 0
-        let count = overrun ? LIS3DH.fifoCapacitySamples : Int(source & B.fifoLevelMask)
-        var samples: [ChipVector] = []
-        samples.reserveCapacity(count)
-        let lengths = fifoReadLengths(byteCount: count * LIS3DH.bytesPerSample, bytesPerSample: LIS3DH.bytesPerSample,
-                                      maxReadLength: bus.maxReadLength)
-        for length in lengths {
-            // With the FIFO on, auto-increment wraps from OUT_Z_H back to OUT_X_L: one read drains many samples.
-            let bytes = try bus.readRegisters(address: address, R.outXLow | B.autoIncrement, count: length)
-            appendSamples(from: bytes, to: &samples) { leftJustified($0, $1) * gPerDigit }
-        }
+        let count = overrun ? descriptor.fifoCapacitySamples : Int(source & B.fifoLevelMask)
+        // With the FIFO on, auto-increment wraps from OUT_Z_H back to OUT_X_L: one read drains many samples.
+        let samples = try link.drainFIFO(sampleCount: count, register: R.outXLow | B.autoIncrement, counts: leftJustified)
         return .samples(samples, overflowed: overrun)
     }
 

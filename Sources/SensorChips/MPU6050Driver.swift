@@ -3,25 +3,17 @@ import StepdModel
 
 /// MPU-6050 at 40 Hz, accelerometer only, through its FIFO.
 public final class MPU6050Driver: AccelerometerDriver {
-    public let model = ChipModel.mpu6050
-    public let address: UInt8
-    public let rangeG: Int
-    public let sampleRate = MPU6050.sampleRate
-    private let bus: any I2CBus
-    private let rangeSelect: UInt8
-    private let lsbPerG: Double
+    public var descriptor: ChipDescriptor { link.descriptor }
+    public var address: UInt8 { link.address }
+    public var rangeG: Int { link.fullScale.rangeG }
+    private let link: ChipLink
+    private var bus: any I2CBus { link.bus }
+    private var rangeSelect: UInt8 { link.fullScale.select }
     private let dataReadyInterrupt: Bool
 
     public init(bus: any I2CBus, address: UInt8, rangeG: Int, dataReadyInterrupt: Bool = false) throws(SensorFault) {
-        guard let select = MPU6050.accelRangeSelect(rangeG: rangeG) else {
-            throw .invalidSettings("range \(rangeG) g is not supported by the MPU-6050: use 2, 4, 8 or 16")
-        }
-        self.bus = bus
-        self.address = address
-        self.rangeG = rangeG
+        link = try ChipLink(MPU6050.descriptor, bus: bus, address: address, rangeG: rangeG)
         self.dataReadyInterrupt = dataReadyInterrupt
-        rangeSelect = select
-        lsbPerG = MPU6050.lsbPerG(rangeSelect: select)
     }
 
     /// The configuration as (register, value), in write order. SLEEP is cleared first because a
@@ -83,18 +75,12 @@ public final class MPU6050Driver: AccelerometerDriver {
         let status = try bus.readRegister(address: address, R.interruptStatus)
         let countBytes = try bus.readRegisters(address: address, R.fifoCountHigh, count: 2)
         let count = countBytes.count == 2 ? Int(countBytes[0]) << 8 | Int(countBytes[1]) : 0
-        if status & B.fifoOverflowInterrupt != 0 || count >= MPU6050.fifoCapacityBytes {
+        if status & B.fifoOverflowInterrupt != 0 || count >= descriptor.fifoCapacityBytes {
             // The FIFO overwrote its oldest bytes, so sample boundaries are lost: start it over.
             try bus.writeRegister(address: address, R.userControl, B.userFIFOEnable | B.userFIFOReset)
             return .samples([], overflowed: true)
         }
-        let usable = count - count % MPU6050.bytesPerSample
-        var samples: [ChipVector] = []
-        samples.reserveCapacity(usable / MPU6050.bytesPerSample)
-        for length in fifoReadLengths(byteCount: usable, bytesPerSample: MPU6050.bytesPerSample, maxReadLength: bus.maxReadLength) {
-            let bytes = try bus.readRegisters(address: address, R.fifoData, count: length)
-            appendSamples(from: bytes, to: &samples) { bigEndian($0, $1) / lsbPerG }
-        }
+        let samples = try link.drainFIFO(sampleCount: count / descriptor.bytesPerSample, register: R.fifoData, counts: bigEndian)
         return .samples(samples, overflowed: false)
     }
 

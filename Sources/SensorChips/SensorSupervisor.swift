@@ -154,12 +154,12 @@ public final class SensorSupervisor {
         counters.rangeG = settings.rangeG
         counters.model = settings.chip
         counters.address = settings.address
-        if MPU6050.accelRangeSelect(rangeG: settings.rangeG) == nil {
-            halt("range_g \(settings.rangeG) is not supported: use 2, 4, 8 or 16")
-        } else if let interval = settings.burstInterval,
-                  !(interval >= 0.05 && interval <= (settings.chip ?? .mpu6050).maxBurstInterval) {
-            let limit = (settings.chip ?? .mpu6050).maxBurstInterval
-            halt("burst interval \(interval) s is out of range: use 0.05 to \(limit) s (the FIFO must not fill between bursts)")
+        let ranges = ChipModel.rangesG(for: settings.chip)
+        let intervals = ChipModel.burstIntervals(for: settings.chip)
+        if !ranges.contains(settings.rangeG) {
+            halt("range_g \(settings.rangeG) is not supported: use \(ChipDescriptor.allowedList(ranges))")
+        } else if let interval = settings.burstInterval, !intervals.contains(interval) {
+            halt("burst interval \(interval) s is out of range: use \(intervals.lowerBound) to \(intervals.upperBound) s (the FIFO must not fill between bursts)")
         }
     }
 
@@ -195,7 +195,7 @@ public final class SensorSupervisor {
         var batch = SensorBatch()
         let interval = burstInterval
         let burstByEdge = edgeArrived && phase == .streaming
-            && (driver?.model == .lis3dh || now - (lastBurstTime ?? -Double.infinity) >= interval * 0.9)
+            && (driver?.descriptor.dataReadySignal == .fifoWatermark || now - (lastBurstTime ?? -Double.infinity) >= interval * 0.9)
         guard now >= due || burstByEdge else { return batch }
         let before = health(at: now)
         switch phase {
@@ -218,8 +218,8 @@ public final class SensorSupervisor {
     /// The board's interval, but never longer than the found chip's FIFO can hold (a board
     /// without a chip key may find a LIS3DH, whose FIFO lasts 0.64 s).
     private var burstInterval: Double {
-        let model = driver?.model ?? settings.chip ?? .mpu6050
-        return min(settings.burstInterval ?? model.defaultBurstInterval, model.maxBurstInterval)
+        let chip = (driver?.model ?? settings.chip ?? .mpu6050).descriptor
+        return min(settings.burstInterval ?? chip.defaultBurstInterval, chip.maxBurstInterval)
     }
 
     private func probeAndReset(now: Double) {
@@ -228,15 +228,16 @@ public final class SensorSupervisor {
             candidates = [(driver.model, driver.address)]
         } else {
             let models = settings.chip.map { [$0] } ?? ChipModel.allCases
-            candidates = models.flatMap { model in (settings.address.map { [$0] } ?? model.usualAddresses).map { (model, $0) } }
+            candidates = models.flatMap { model in (settings.address.map { [$0] } ?? model.descriptor.addresses).map { (model, $0) } }
         }
         var wrong: SensorFault?
         var busError: I2CError?
         for (model, address) in candidates {
             do {
                 let id = try readIdentity(bus: bus, model: model, address: address)
-                guard id == model.whoAmIValue else {
-                    wrong = wrong ?? .wrongIdentity(model: model, address: address, found: id, expected: model.whoAmIValue)
+                let expected = model.descriptor.whoAmIValue
+                guard id == expected else {
+                    wrong = wrong ?? .wrongIdentity(model: model, address: address, found: id, expected: expected)
                     continue
                 }
                 let found: any AccelerometerDriver
@@ -354,7 +355,7 @@ public final class SensorSupervisor {
             var times: [Double] = []
             if !vectors.isEmpty {
                 // An edge is the newest sample's time only for the burst right after it was read.
-                let edge = driver.model == .mpu6050 ? lastEdgeTime : nil
+                let edge = driver.descriptor.dataReadySignal == .everySample ? lastEdgeTime : nil
                 lastEdgeTime = nil
                 let assigned = timeline.assign(count: vectors.count, readTime: now, lastSampleTime: edge)
                 times = assigned.times

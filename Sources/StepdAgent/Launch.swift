@@ -184,7 +184,7 @@ public enum AgentLauncher {
             guard samples.count >= 2 else {
                 return .failure(PlanProblem(message: "--simulate: \(recording) holds fewer than two samples; nothing to replay"))
             }
-            let chip = options.simulateChip ?? .mpu6050
+            let chip = options.simulateChip ?? .simulatedDefault
             return .success(SensorPlan(
                 boardName: "simulated \(chip.rawValue)", boardFile: nil,
                 source: .simulated(model: chip, samples: samples, recordingName: recording,
@@ -232,10 +232,8 @@ public enum AgentLauncher {
     {
         let settings = SensorSettings(chip: board.chip, address: board.address, rangeG: board.rangeG,
                                       axisRemap: board.axisRemap, burstInterval: board.burstInterval)
-        if let interval = board.burstInterval, let chip = board.chip, options.simulateChip == nil,
-           interval > chip.maxBurstInterval {
-            return .failure(PlanProblem(message: "\(file ?? "board"): burst_interval_s = \(interval) is too long for the \(chip.rawValue): its FIFO fills in \(chip.maxBurstInterval) s; use at most that"))
-        }
+        // BoardParser has held burst_interval_s to the chip's table; a simulated chip other than
+        // the board's gets its own default below.
         switch board.bus {
         case .simulated:
             var samples = EmbeddedRecording.samples
@@ -248,7 +246,7 @@ public enum AgentLauncher {
                     return .failure(PlanProblem(message: "\(file ?? "board"): recording: \(error)"))
                 }
             }
-            let chip = options.simulateChip ?? board.chip ?? .mpu6050
+            let chip = options.simulateChip ?? board.chip ?? .simulatedDefault
             var simulated = settings
             if chip != board.chip {
                 // The board's burst interval and address were chosen for its own chip (the

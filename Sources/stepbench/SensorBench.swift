@@ -54,7 +54,7 @@ struct SensorBenchCommand: ParsableCommand {
     func validate() throws {
         guard minutes > 0, minutes <= 24 * 60 else { throw ValidationError("--minutes must be more than 0 and at most 1440") }
         guard faultAt >= 1, faultAt <= 600 else { throw ValidationError("--fault-at must be from 1 to 600 seconds") }
-        if let chip, ChipModel(rawValue: chip) == nil { throw ValidationError("--chip takes mpu6050 or lis3dh, got '\(chip)'") }
+        if let chip, ChipModel(rawValue: chip) == nil { throw ValidationError("--chip takes \(ChipModel.allCases.map(\.rawValue).joined(separator: " or ")), got '\(chip)'") }
         if let clockError, !Oscillator.accepts(clockError) {
             throw ValidationError("--clock-error is a percentage within ±\(Int(Oscillator.limitPercent)), got \(clockError)")
         }

@@ -72,7 +72,7 @@ enum SensorClockBench {
                 continue
             }
             if clock.time - first >= settleSeconds {
-                let truth = model.chipSampleRate * sim.oscillator.factor(at: clock.time)
+                let truth = model.descriptor.sampleRate * sim.oscillator.factor(at: clock.time)
                 let error = supervisor.status.estimatedRate.map { abs($0 / truth - 1) * 100 } ?? Double.infinity
                 worst = max(worst ?? 0, error)
             }
@@ -81,7 +81,7 @@ enum SensorClockBench {
         return ClockRunResult(chip: model, clockErrorPercent: errorPercent, driftPercentPerMinute: driftPercentPerMinute,
                               seconds: end, samples: samples, gaps: gaps, reanchors: supervisor.reanchors,
                               estimatedRate: supervisor.status.estimatedRate,
-                              trueRate: model.chipSampleRate * sim.oscillator.factor(at: clock.time),
+                              trueRate: model.descriptor.sampleRate * sim.oscillator.factor(at: clock.time),
                               worstRateErrorPercent: worst, steps: engine.totalSteps)
     }
 
@@ -103,7 +103,7 @@ enum SensorClockBench {
         var truth: [AccelSample] = []
         var readTime = clock.time
         while readTime < end {
-            readTime += model.defaultBurstInterval + jitter(&rng)
+            readTime += model.descriptor.defaultBurstInterval + jitter(&rng)
             clock.advance(to: readTime)
             guard case .samples(let vectors, _) = try driver.readBurst() else { continue }
             let newest = sim.chip.newestSampleTime

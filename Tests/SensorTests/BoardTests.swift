@@ -78,7 +78,7 @@ struct BoardTests {
         ("name = \"x\"\nbus = \"simulated\"\ncolour = \"red\"",
          "f.toml:3: colour: unknown key; allowed keys: name, description, bus, chip, address, range_g, axis_remap, data_ready_chip, data_ready_line, recording, replay_speed, burst_interval_s"),
         ("name = \"x\"\nbus = \"simulated\"\nrange_g = 3",
-         "f.toml:3: range_g: 3 is not allowed; use 2, 4, 8 or 16"),
+         "f.toml:3: range_g: 3 is not allowed for the MPU-6050; use 2, 4, 8 or 16"),
         ("name = \"x\"\nbus = \"simulated\"\nrange_g = \"4\"",
          "f.toml:3: range_g: expected an integer, found a string"),
         ("name = \"x\"\nbus = \"simulated\"\nname = \"y\"",

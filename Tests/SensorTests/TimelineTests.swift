@@ -117,7 +117,7 @@ import Testing
         #expect(h.gapCount == 0)
         #expect(h.supervisor.reanchors == 0)
         #expect(h.supervisor.status.gaps == 0)
-        let truth = model.chipSampleRate * (1 + errorPercent / 100)
+        let truth = model.descriptor.sampleRate * (1 + errorPercent / 100)
         let rate = try #require(h.supervisor.status.estimatedRate)
         #expect(abs(rate / truth - 1) < 0.002, "estimated \(rate) Hz, chip at \(truth) Hz")
         // Delivered timestamps rise steadily: nothing steps back at a burst boundary.
@@ -134,7 +134,7 @@ import Testing
         #expect(h.supervisor.reanchors == 0)
         // The period survives the gap.
         let rate = try #require(h.supervisor.status.estimatedRate)
-        #expect(abs(rate / (model.chipSampleRate * 1.05) - 1) < 0.002)
+        #expect(abs(rate / (model.descriptor.sampleRate * 1.05) - 1) < 0.002)
     }
 
     @Test("the emulated oscillator: samples at the nominal rate times its error, drift held at the limit")

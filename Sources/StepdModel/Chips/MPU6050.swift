@@ -1,13 +1,17 @@
-import SensorBus
-import StepdModel
-
 /// MPU-6050 register facts (InvenSense/TDK datasheet and register map). The driver and the
-/// emulator both read from here.
+/// emulator both read from here; what the rest of stepd needs is in `descriptor`.
 public enum MPU6050 {
-    public static let model = ChipModel.mpu6050
-    public static let displayName = "MPU-6050"
-    /// AD0 low, AD0 high.
-    public static let addresses: [UInt8] = [0x68, 0x69]
+    public static let descriptor = ChipDescriptor(
+        model: .mpu6050, displayName: "MPU-6050",
+        addresses: [0x68, 0x69],  // AD0 low, AD0 high
+        whoAmIRegister: Register.whoAmI, whoAmIValue: whoAmIValue,
+        fullScales: (0...3).map { ChipDescriptor.FullScale(rangeG: 2 << $0, select: UInt8($0), gPerCount: 1 / lsbPerG(rangeSelect: UInt8($0))) },
+        sampleRate: outputRate(config: dlpfConfiguration, divider: sampleRateDividerValue),
+        fifoCapacityBytes: 1024, bytesPerSample: 6,
+        // A burst every second leaves the 4.2 s FIFO mostly empty.
+        defaultBurstInterval: 1.0, maxBurstInterval: 3.5,
+        dataReadySignal: .everySample)
+
     public static let whoAmIValue: UInt8 = 0x68
 
     public enum Register {
@@ -43,17 +47,11 @@ public enum MPU6050 {
     /// Register values after power-up or DEVICE_RESET: all zero except these.
     public static let resetValues: [UInt8: UInt8] = [Register.powerManagement1: Bits.sleep, Register.whoAmI: whoAmIValue]
 
-    public static let fifoCapacityBytes = 1024
-    public static let bytesPerSample = 6
     /// DLPF_CFG 3 (accel ~44 Hz bandwidth) makes the gyro output rate 1 kHz; 1000 / (1 + 24) = 40 Hz.
     public static let dlpfConfiguration: UInt8 = 3
     public static let sampleRateDividerValue: UInt8 = 24
-    public static let sampleRate = 40.0
     /// The datasheet asks for 100 ms after DEVICE_RESET before further writes.
     public static let resetSettleTime = 0.1
-    /// A burst every second leaves the 4.2 s FIFO mostly empty.
-    public static let defaultBurstInterval = 1.0
-    public static let maxBurstInterval = 3.5
 
     /// Sample rate the chip produces for CONFIG and SMPLRT_DIV values.
     public static func outputRate(config: UInt8, divider: UInt8) -> Double {
@@ -62,19 +60,6 @@ public enum MPU6050 {
         return gyroRate / (1 + Double(divider))
     }
 
-    /// AFS_SEL for a range in g.
-    public static func accelRangeSelect(rangeG: Int) -> UInt8? {
-        switch rangeG {
-        case 2: return 0
-        case 4: return 1
-        case 8: return 2
-        case 16: return 3
-        default: return nil
-        }
-    }
-
     /// LSB per g for AFS_SEL 0...3: 16384, 8192, 4096, 2048.
     public static func lsbPerG(rangeSelect: UInt8) -> Double { 16384.0 / Double(1 << Int(rangeSelect & 3)) }
-
-    public static func rangeG(rangeSelect: UInt8) -> Int { 2 << Int(rangeSelect & 3) }
 }

@@ -1,13 +1,22 @@
-import SensorBus
-import StepdModel
-
 /// LIS3DH register facts (STMicroelectronics datasheet DocID17530). The driver and the emulator
-/// both read from here.
+/// both read from here; what the rest of stepd needs is in `descriptor`.
 public enum LIS3DH {
-    public static let model = ChipModel.lis3dh
-    public static let displayName = "LIS3DH"
-    /// SA0 low, SA0 high.
-    public static let addresses: [UInt8] = [0x18, 0x19]
+    public static let descriptor = ChipDescriptor(
+        model: .lis3dh, displayName: "LIS3DH",
+        addresses: [0x18, 0x19],  // SA0 low, SA0 high
+        whoAmIRegister: Register.whoAmI, whoAmIValue: whoAmIValue,
+        // FS 0...3, read in high-resolution (12-bit) mode.
+        fullScales: (0...3).map {
+            ChipDescriptor.FullScale(rangeG: 2 << $0, select: UInt8($0),
+                                     gPerCount: milliGPerDigit(rangeSelect: UInt8($0), resolutionBits: 12) / 1000)
+        },
+        // ODR code 4 = 50 Hz: the nearest rate above 40 Hz; the supervisor resamples to 40 Hz.
+        sampleRate: outputRate(control1: dataRateCode << 4),
+        fifoCapacityBytes: 32 * 6, bytesPerSample: 6,
+        // 32 levels at 50 Hz hold 0.64 s.
+        defaultBurstInterval: 0.5, maxBurstInterval: 0.6,
+        dataReadySignal: .fifoWatermark)
+
     public static let whoAmIValue: UInt8 = 0x33
 
     public enum Register {
@@ -51,13 +60,7 @@ public enum LIS3DH {
     /// Register values after power-up or BOOT: all zero except these (CTRL_REG1 has the axes on, ODR 0 = power-down).
     public static let resetValues: [UInt8: UInt8] = [Register.whoAmI: whoAmIValue, Register.control1: 0x07]
 
-    public static let fifoCapacitySamples = 32
-    public static let bytesPerSample = 6
-    /// ODR code 4 = 50 Hz: the nearest rate above 40 Hz; the driver resamples to 40 Hz.
     public static let dataRateCode: UInt8 = 4
-    public static let sampleRate = 50.0
-    public static let defaultBurstInterval = 0.5
-    public static let maxBurstInterval = 0.6
 
     /// Output data rate for CTRL_REG1 bits 7:4 (0 = power-down).
     public static func outputRate(control1: UInt8) -> Double {
@@ -74,19 +77,6 @@ public enum LIS3DH {
         default: return 0
         }
     }
-
-    /// FS bits for a range in g.
-    public static func rangeSelect(rangeG: Int) -> UInt8? {
-        switch rangeG {
-        case 2: return 0
-        case 4: return 1
-        case 8: return 2
-        case 16: return 3
-        default: return nil
-        }
-    }
-
-    public static func rangeG(rangeSelect: UInt8) -> Int { 2 << Int(rangeSelect & 3) }
 
     /// Output resolution in bits: 12 in high-resolution mode, 8 in low-power mode, else 10.
     public static func resolutionBits(highResolution: Bool, lowPower: Bool) -> Int {
