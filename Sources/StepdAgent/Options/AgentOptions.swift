@@ -60,8 +60,9 @@ public struct AgentOptions: Sendable, Equatable {
             """) {
             $0.simulateRecording = $1.text
         },
-        .option("--chip", "mpu6050|lis3dh", "Chip emulated by --simulate (default mpu6050).") {
-            $0.simulateChip = try $1.converted(ChipModel.init(rawValue:), expecting: "mpu6050 or lis3dh")
+        .option("--chip", ChipModel.allCases.map(\.rawValue).joined(separator: "|"),
+                "Chip emulated by --simulate (default \(ChipModel.simulatedDefault.rawValue)).") {
+            $0.simulateChip = try $1.converted(ChipModel.init(rawValue:), expecting: ChipModel.allCases.map(\.rawValue).joined(separator: " or "))
         },
         .option("--replay-speed", "N", "The emulated chip runs N times faster than real time (default 1).") {
             $0.replaySpeed = try $1.number(in: 0.01...10_000)
