@@ -50,6 +50,8 @@ public struct DetectorParameters: Sendable, Equatable {
     public var maxSkippedPeriods: Double
     /// Inside a run, a peak sooner than this fraction of the period after the last step is a
     /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
+    /// 0.55: a slow pocket or purse walk shows heel strike and push-off as two peaks about half
+    /// a period apart (0.4 counted ~1.2 peaks per step at ~80 steps/min).
     public var refractory: Double
     /// Before the first window has been classified, regular peaks at least this far apart (s)
     /// are strides, one peak per two steps (on the wrist the arm swing can dominate |a|); after
@@ -83,5 +85,5 @@ public struct DetectorParameters: Sendable, Equatable {
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
         regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33, maxIrregular: 2,
-        maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
+        maxSkippedPeriods: 3, refractory: 0.55, strideInterval: 0.9)
 }

@@ -448,6 +448,18 @@ private func gateSteps(_ peaks: [Double], sureUntil: Double = .infinity) -> Int 
         #expect(abs(steps - 100) <= 2)
     }
 
+    @Test func heelStrikeAndPushOffCountOneStep() {
+        // A slow pocket walk (0.75 s steps, 80 steps/min): after the first 10 steps every other
+        // step shows a second peak half a period later (push-off); it is the same step.
+        var times: [Double] = []
+        for k in 0..<80 {
+            let step = 1.0 + 0.75 * Double(k)
+            times.append(step)
+            if k >= 10 && k % 2 == 0 { times.append(step + 0.38) }
+        }
+        #expect(abs(gateSteps(times) - 80) <= 2)
+    }
+
     @Test func slowWalkIsNotDoubled() {
         // 0.75 s per step (80 steps/min) is a slow walk, not a stride train.
         let times = stride(from: 1.0, to: 61.0, by: 0.75).map { $0 }
