@@ -41,10 +41,17 @@ public struct DetectorParameters: Sendable, Equatable {
     /// (180 steps/min, the top of the walking range): a brisk wrist walk's gait band drifts
     /// between one peak per step and one per stride, and each stride interval holds a step.
     public var fillMinPeriod: Double
+    /// While the classifier is not sure of locomotion (below the crediting threshold), this
+    /// many intervals in a row that are neither about one step period nor two (each within
+    /// `regularity`) end the run: rhythmic arm work (dressing, tying laces) keeps the loose
+    /// rhythm a run tolerates at low locomotion, a walk keeps its period. 0 turns it off.
+    public var maxIrregular: Int
     /// A run ends after this many periods without a peak.
     public var maxSkippedPeriods: Double
     /// Inside a run, a peak sooner than this fraction of the period after the last step is a
     /// double peak of that step, whatever the cadence (the fixed `minInterval` only covers 4 /s).
+    /// 0.55: a slow pocket or purse walk shows heel strike and push-off as two peaks about half
+    /// a period apart (0.4 counted ~1.2 peaks per step at ~80 steps/min).
     public var refractory: Double
     /// Before the first window has been classified, regular peaks at least this far apart (s)
     /// are strides, one peak per two steps (on the wrist the arm swing can dominate |a|); after
@@ -54,7 +61,7 @@ public struct DetectorParameters: Sendable, Equatable {
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
-        regularity: Double, periodGain: Double, fillMinPeriod: Double,
+        regularity: Double, periodGain: Double, fillMinPeriod: Double, maxIrregular: Int,
         maxSkippedPeriods: Double, refractory: Double, strideInterval: Double
     ) {
         self.lowpassHz = lowpassHz
@@ -68,6 +75,7 @@ public struct DetectorParameters: Sendable, Equatable {
         self.regularity = regularity
         self.periodGain = periodGain
         self.fillMinPeriod = fillMinPeriod
+        self.maxIrregular = max(maxIrregular, 0)
         self.maxSkippedPeriods = maxSkippedPeriods
         self.refractory = refractory
         self.strideInterval = strideInterval
@@ -76,6 +84,6 @@ public struct DetectorParameters: Sendable, Equatable {
     public static let fitted = DetectorParameters(
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
-        regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33,
-        maxSkippedPeriods: 3, refractory: 0.4, strideInterval: 0.9)
+        regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33, maxIrregular: 2,
+        maxSkippedPeriods: 3, refractory: 0.55, strideInterval: 0.9)
 }

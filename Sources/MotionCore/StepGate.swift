@@ -19,6 +19,8 @@ struct StepGate: Sendable {
     /// The run's peaks come one per stride (two steps): on the wrist the arm swing can
     /// dominate |a|. `period` is still the step period; double intervals are expected.
     private(set) var strideRun = false
+    /// Intervals in a row, at low locomotion, that fit neither one step period nor two.
+    private var irregularStreak = 0
 
     /// The band's best autocorrelation at step lags (0.28-0.76 s) in the last window and that lag
     /// (s), set by the engine: whether a slow peak train is one peak per stride or per step is
@@ -42,6 +44,7 @@ struct StepGate: Sendable {
         lastInterval = 0
         runSteps = 0
         strideRun = false
+        irregularStreak = 0
     }
 
     /// Whether peaks `interval` apart are strides: the signal shows a step rhythm at half the
@@ -73,6 +76,20 @@ struct StepGate: Sendable {
             // A second peak this soon after a step is a double peak of the same step.
             if dt < max(p.minInterval, p.refractory * period) { return }
             let multiple = (dt / period).rounded()
+            if p.maxIrregular > 0 && !locomotion {
+                let fits = abs(dt - period) <= p.regularity * period
+                    || (multiple == 2 && abs(dt - 2 * period) <= p.regularity * period)
+                irregularStreak = fits ? 0 : irregularStreak + 1
+                if irregularStreak >= p.maxIrregular {
+                    // Not a walk any more: this peak starts a new chain, which must confirm anew.
+                    endRun()
+                    pending[0] = t
+                    pendingCount = 1
+                    return
+                }
+            } else {
+                irregularStreak = 0
+            }
             if multiple == 2 && (period >= p.fillMinPeriod || strideRun) && abs(dt - 2 * period) <= p.regularity * period {
                 steps.append(lastStep + dt / 2)
                 runSteps += 1

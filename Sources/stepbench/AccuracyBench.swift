@@ -116,7 +116,10 @@ struct AccuracyBenchCommand: ParsableCommand {
                 windowsAutomotive: windows.automotive, secondsCalled: called))
         }
 
-        if !quiet { printFiles(results) }
+        if !quiet {
+            printFiles(results)
+            printFalseSteps(results)
+        }
         if let folds {
             print("\ncross-validated: each file counted with the fold model that held it out (\(folds)); \(results.count) of \(entries.count) files in a fold")
         }
@@ -133,6 +136,10 @@ struct AccuracyBenchCommand: ParsableCommand {
         row("other files abs error (steps)", "\(ours.otherAbsError)", "\(reference.otherAbsError)")
         row("quiet hours", fixedDecimal(ours.quietHours, 2), fixedDecimal(reference.quietHours, 2))
         row("false steps per quiet hour", fixedDecimal(ours.falsePerQuietHour, 1), fixedDecimal(reference.falsePerQuietHour, 1))
+        row("  still/driving hours", fixedDecimal(ours.stillHours, 2), fixedDecimal(reference.stillHours, 2))
+        row("  false steps per still/driving hour", fixedDecimal(ours.falsePerStillHour, 1), fixedDecimal(reference.falsePerStillHour, 1))
+        row("  daily-life (mixed) hours", fixedDecimal(ours.dailyHours, 2), fixedDecimal(reference.dailyHours, 2))
+        row("  false steps per daily-life hour", fixedDecimal(ours.falsePerDailyHour, 1), fixedDecimal(reference.falsePerDailyHour, 1))
         row("activity right, 10 s windows %", fixedDecimal(activity.agreement, 1), "-")
         row("  walking windows right %", fixedDecimal(activity.walkingRight, 1), "-")
         row("  automotive recall %", fixedDecimal(activity.automotiveRecall, 1), "-")
@@ -199,14 +206,40 @@ struct AccuracyBenchCommand: ParsableCommand {
         }
     }
 
-    /// The figures of tools/score_steps.py, computed the same way.
+    /// Where the false steps of the quiet files (tools/score_steps.py's rule: fewer true steps than
+    /// 5 % of the seconds) come from, worst first.
+    func printFalseSteps(_ results: [FileResult]) {
+        let quiet = results.filter { r in
+            guard let truth = r.entry.truth else { return false }
+            return Score.isQuiet(r, truth: truth)
+        }.sorted { ($0.steps - ($0.entry.truth ?? 0)) > ($1.steps - ($1.entry.truth ?? 0)) }
+        print("")
+        print("false steps in the quiet files (score_steps.py: true steps < 5 % of the seconds), worst first")
+        print(column("file", 46) + column("activity", 11) + column("hours", 7) + column("true", 6) + column("ours", 6)
+            + column("false", 7) + column("per hour", 9) + "classic")
+        for r in quiet {
+            let extra = max(0, r.steps - (r.entry.truth ?? 0))
+            print(column(String(r.entry.name.prefix(45)), 46) + column(r.entry.activity, 11)
+                + column(fixedDecimal(r.duration / 3600, 2), 7) + column(r.entry.truth.map { "\($0)" } ?? "-", 6)
+                + column("\(r.steps)", 6) + column("\(extra)", 7)
+                + column(fixedDecimal(r.duration > 0 ? Double(extra) * 3600 / r.duration : 0, 1), 9) + "\(r.classic)")
+        }
+    }
+
+    /// The figures of tools/score_steps.py, computed the same way, and its false steps split
+    /// into still/driving files (stationary, automotive) and daily life (mixed).
     struct Score {
         var walkFiles = 0, mape = 0.0, worst = 0.0, totalError = 0.0
         var otherAbsError = 0, quietHours = 0.0, falsePerQuietHour = 0.0
+        var stillHours = 0.0, falsePerStillHour = 0.0, dailyHours = 0.0, falsePerDailyHour = 0.0
+
+        static func isQuiet(_ r: FileResult, truth: Int) -> Bool {
+            !(r.entry.activity == "walking" && truth > 0) && Double(truth) < 0.05 * r.duration
+        }
 
         init(_ results: [FileResult], estimate: KeyPath<FileResult, Int>) {
             var errors: [Double] = []
-            var sumTrue = 0, sumEstimate = 0, quietFalse = 0
+            var sumTrue = 0, sumEstimate = 0, quietFalse = 0, stillFalse = 0, dailyFalse = 0
             for r in results {
                 guard let truth = r.entry.truth else { continue }
                 let est = r[keyPath: estimate]
@@ -216,9 +249,16 @@ struct AccuracyBenchCommand: ParsableCommand {
                     sumEstimate += est
                 } else {
                     otherAbsError += abs(est - truth)
-                    if Double(truth) < 0.05 * r.duration {
+                    if Self.isQuiet(r, truth: truth) {
                         quietFalse += max(0, est - truth)
                         quietHours += r.duration / 3600
+                        if r.entry.activity == "mixed" {
+                            dailyFalse += max(0, est - truth)
+                            dailyHours += r.duration / 3600
+                        } else {
+                            stillFalse += max(0, est - truth)
+                            stillHours += r.duration / 3600
+                        }
                     }
                 }
             }
@@ -229,6 +269,8 @@ struct AccuracyBenchCommand: ParsableCommand {
                 totalError = 100 * Double(sumEstimate - sumTrue) / Double(sumTrue)
             }
             if quietHours > 0 { falsePerQuietHour = Double(quietFalse) / quietHours }
+            if stillHours > 0 { falsePerStillHour = Double(stillFalse) / stillHours }
+            if dailyHours > 0 { falsePerDailyHour = Double(dailyFalse) / dailyHours }
         }
     }
 

@@ -386,13 +386,14 @@ private func cut(_ samples: [AccelSample], from: Double, to: Double, offset: Dou
     }
 }
 
-/// Peak times through the step gate as if the classifier called every window locomotion.
-private func gateSteps(_ peaks: [Double]) -> Int {
+/// Peak times through the step gate as if the classifier called every window locomotion
+/// (or, with `sureUntil`, only the windows before that time).
+private func gateSteps(_ peaks: [Double], sureUntil: Double = .infinity) -> Int {
     var gate = StepGate(parameters: .fitted)
     var credited: [Double] = []
     for p in peaks {
         gate.advance(to: p)
-        gate.offer(p, locomotion: true, steps: &credited)
+        gate.offer(p, locomotion: p < sureUntil, steps: &credited)
     }
     return credited.count
 }
@@ -425,6 +426,38 @@ private func gateSteps(_ peaks: [Double]) -> Int {
         // The arm swing dominates |a|: one peak per stride (1.0 s), two steps per stride.
         let strides = stride(from: 1.0, to: 61.0, by: 1.0).map { $0 }
         #expect(abs(gateSteps(strides) - 2 * strides.count) <= 4)
+    }
+
+    @Test func armWorkAfterAWalkEndsTheRunWhenTheClassifierIsUnsure() {
+        // 20 steps at 0.5 s, then arm work: peaks 0.3 / 0.7 s apart (neither one period nor two),
+        // while the classifier no longer calls locomotion. Two such intervals in a row end the run.
+        var times = stride(from: 1.0, to: 11.0, by: 0.5).map { $0 }
+        let arm = [0.3, 0.72, 0.28, 0.75, 0.32, 0.7, 0.29, 0.74]
+        var t = times[times.count - 1]
+        for _ in 0..<5 { for dt in arm { t += dt; times.append(t) } }
+        let walked = gateSteps(times, sureUntil: 11)
+        #expect(walked >= 20 && walked <= 22)
+        // While the classifier is sure, the same peaks stay in the run (its call wins).
+        #expect(gateSteps(times) > 40)
+    }
+
+    @Test func aWalkKeepsCountingWhenTheClassifierIsUnsure() {
+        // A regular walk with a double interval now and then keeps its run at low locomotion.
+        let times = stride(from: 1.0, to: 61.0, by: 0.6).enumerated().filter { $0.offset < 20 || $0.offset % 9 != 5 }.map(\.element)
+        let steps = gateSteps(times, sureUntil: 10)
+        #expect(abs(steps - 100) <= 2)
+    }
+
+    @Test func heelStrikeAndPushOffCountOneStep() {
+        // A slow pocket walk (0.75 s steps, 80 steps/min): after the first 10 steps every other
+        // step shows a second peak half a period later (push-off); it is the same step.
+        var times: [Double] = []
+        for k in 0..<80 {
+            let step = 1.0 + 0.75 * Double(k)
+            times.append(step)
+            if k >= 10 && k % 2 == 0 { times.append(step + 0.38) }
+        }
+        #expect(abs(gateSteps(times) - 80) <= 2)
     }
 
     @Test func slowWalkIsNotDoubled() {
