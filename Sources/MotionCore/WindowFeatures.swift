@@ -2,7 +2,7 @@ import Glibc
 
 /// The feature vector of one window: the last 5 s of the 25 Hz internal signal, taken every 1 s.
 /// This is the only implementation of the features: `stepctl features --json` writes these
-/// vectors for the trainer (scripts/train-motion-model), and the engine feeds the same vectors
+/// vectors for the trainer (scripts/train_motion_model.py), and the engine feeds the same vectors
 /// to the generated classifier (`MotionModel`).
 ///
 /// The first `magnitudeCount` features use |a| alone; the rest need the three axes (gravity
