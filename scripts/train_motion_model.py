@@ -2,6 +2,7 @@
 """Train the activity classifier and regenerate Sources/MotionCore/MotionModelParameters.swift.
 
 Usage: scripts/train_motion_model.py [--stepctl PATH] [--data DIR]... [--no-cv] [--reuse] [--keep-folds DIR]
+                                     [--size ROUNDS,DEPTH,RATE]   (another model size, to measure it)
        scripts/train_motion_model.py --check      (cheap: is the generated file current?)
 
 One command, one implementation: the feature vectors are the ones the Swift engine computes
@@ -429,6 +430,7 @@ def score_folds(fold_name, counts, datasets):
 # ---------------------------------------------------------------- main
 
 def main():
+    global ROUNDS, DEPTH, RATE
     args = sys.argv[1:]
     if '--check' in args:
         check()
@@ -447,6 +449,11 @@ def main():
             stepctl = args[i + 1]; i += 2
         elif args[i] == '--data':
             data_dirs.append(args[i + 1]); i += 2
+        elif args[i] == '--size':
+            # Measuring a smaller or larger model: the shipped size stays the constants above.
+            rounds, depth, rate = args[i + 1].split(',')
+            ROUNDS, DEPTH, RATE = int(rounds), int(depth), float(rate)
+            i += 2
         else:
             i += 1
     if not data_dirs:

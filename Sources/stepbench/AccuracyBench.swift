@@ -27,7 +27,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     var model: String?
 
     @Option(help: ArgumentHelp(
-        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped (and the bouts/tempo segments, which use the shipped model).",
+        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped; the bouts/tempo/hole segments of a walk run with its fold's model too.",
         valueName: "index"))
     var folds: String?
 
@@ -94,9 +94,10 @@ struct AccuracyBenchCommand: ParsableCommand {
             let engineStart = monotonicNow()
             let analysis = RecordingAnalysis.run(samples, configuration: configuration)
             engineSeconds += monotonicNow() - engineStart
-            // The bouts/tempo segments run with the shipped model, so not with --folds.
-            if gait, foldModels == nil, entry.activity == "walking", let truth = entry.truth, truth > 0 {
-                walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes))
+            // The bouts/tempo segments run with the same model (under --folds: the walk's fold model).
+            if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
+                walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes,
+                                            configuration: configuration))
             }
 
             let classicStart = monotonicNow()

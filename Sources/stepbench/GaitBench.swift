@@ -11,12 +11,15 @@ import StepdModel
 ///   span of its steps), scored against its true count;
 /// - holes: 2 s of samples removed in the middle of a walk (a sensor hole: the engine restarts
 ///   its filters after 1 s without data): steps lost beyond the steps inside the hole.
+/// Every segment runs with the walk's own configuration: under `--folds` the model of the fold
+/// that held the walk out, so these figures are cross-validated too.
 struct GaitBench {
     struct Walk {
         var name: String
         var samples: [AccelSample]
         var truth: Int
         var steps: [Double]
+        var configuration: MotionConfiguration
     }
 
     static func still(like samples: ArraySlice<AccelSample>, from start: Double, seconds: Double, rate: Double) -> [AccelSample] {
@@ -54,7 +57,7 @@ struct GaitBench {
                 guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
                 let before = still(like: cut[...], from: t0 - 15, seconds: 15, rate: rate)
                 let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
-                let n = RecordingAnalysis.run(before + cut + after).steps
+                let n = RecordingAnalysis.run(before + cut + after, configuration: walk.configuration).steps
                 expected += size
                 counted += min(n, size)
                 over += max(n - size, 0)
@@ -74,7 +77,7 @@ struct GaitBench {
             let cadence = 60 * Double(walk.truth) / (last - first)
             let scale = cadence / target
             let scaled = walk.samples.map { AccelSample(t: $0.t * scale, x: $0.x, y: $0.y, z: $0.z) }
-            let n = RecordingAnalysis.run(scaled).steps
+            let n = RecordingAnalysis.run(scaled, configuration: walk.configuration).steps
             let error = abs(Double(n - walk.truth)) / Double(walk.truth)
             if details && error > 0.1 {
                 print("  at ~\(Int(target))/min: \(walk.name) (x\(fixedDecimal(scale, 2))) \(n) of \(walk.truth)")
@@ -94,9 +97,9 @@ struct GaitBench {
             let from = middle - 30, to = middle + 30
             let segment = walk.samples.filter { $0.t >= from && $0.t < to }
             let holed = segment.filter { $0.t < middle || $0.t >= middle + 2 }
-            let whole = RecordingAnalysis.run(segment).steps
+            let whole = RecordingAnalysis.run(segment, configuration: walk.configuration).steps
             let inside = walk.steps.filter { $0 >= middle && $0 < middle + 2 }.count
-            extra += max(whole - inside - RecordingAnalysis.run(holed).steps, 0)
+            extra += max(whole - inside - RecordingAnalysis.run(holed, configuration: walk.configuration).steps, 0)
             holes += 1
         }
         return (holes == 0 ? 0 : Double(extra) / Double(holes), holes)
