@@ -35,8 +35,13 @@ public func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
     return right ? fill + s : s + fill
 }
 
-/// `value` with exactly `digits` decimals ("0.30"); "-" when it is not finite.
-public func fmt(_ value: Double, _ digits: Int) -> String { DecimalText.fixed(value, decimals: digits) ?? "-" }
+/// `value` with exactly `decimals` digits after the point ("12.50"); "-" when it is not finite.
+public func fixedDecimal(_ value: Double, _ decimals: Int) -> String { DecimalText.fixed(value, decimals: decimals) ?? "-" }
+
+/// `text` left-aligned in a column of `width`, always followed by at least one space.
+public func column(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
 
 /// The `p` quantile (0...1) of already sorted values, nearest rank; NaN when empty.
 public func percentile(_ sorted: [Double], _ p: Double) -> Double {

@@ -20,7 +20,7 @@ struct FuzzReport {
     var passed: Bool { goodFailures.isEmpty && agentAlive }
 
     func table() -> String {
-        var lines = ["socketfuzz: \(sent.values.reduce(0, +)) hostile messages in \(fmt(seconds, 1)) s"]
+        var lines = ["socketfuzz: \(sent.values.reduce(0, +)) hostile messages in \(fixedDecimal(seconds, 1)) s"]
         lines.append("")
         lines.append(pad("category", 22) + pad("sent", 10, right: true))
         for (name, count) in sent.sorted(by: { $0.key < $1.key }) { lines.append(pad(name, 22) + pad(String(count), 10, right: true)) }
@@ -35,7 +35,7 @@ struct FuzzReport {
         lines.append(pad("good requests", 34) + String(goodRequests))
         lines.append(pad("good answers wrong or missing", 34) + String(goodFailures.count))
         lines.append(pad("good latency p50 / p99 / max ms", 34)
-            + "\(fmt(percentile(sorted, 0.5) * 1000, 2)) / \(fmt(percentile(sorted, 0.99) * 1000, 2)) / \(fmt((sorted.last ?? 0) * 1000, 2))")
+            + "\(fixedDecimal(percentile(sorted, 0.5) * 1000, 2)) / \(fixedDecimal(percentile(sorted, 0.99) * 1000, 2)) / \(fixedDecimal((sorted.last ?? 0) * 1000, 2))")
         lines.append(pad("agent alive at the end", 34) + (agentAlive ? "yes" : "NO"))
         for failure in goodFailures.prefix(10) { lines.append("FAIL: \(failure)") }
         lines.append(passed ? "result: PASS" : "result: FAIL")

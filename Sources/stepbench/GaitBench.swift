@@ -1,5 +1,6 @@
 import MotionCore
 import StepdModel
+import ToolSupport
 
 /// Bouts, tempo and holes from segments of the development walks (part of `stepbench accuracy`).
 ///

@@ -5,6 +5,7 @@ import MotionCore
 import Recordings
 import SensorChips
 import StepdModel
+import ToolSupport
 
 /// `stepbench sensor`: the sampling loop against each emulated chip on a manual clock, driven
 /// the way the agent's poll loop drives it (sleep until `nextServiceTime`, call `service()`).

@@ -83,13 +83,9 @@ struct SyncBench: ParsableCommand {
             ("repeated or skipped", problems.isEmpty ? "none" : "\(problems.count)"),
             ("after restart", compared),
         ]
-        for (key, value) in rows { print(key.padding(24) + value) }
+        for (key, value) in rows { print(column(key, 24) + value) }
         for problem in problems.prefix(10) { print("  FAIL \(problem)") }
         print(problems.isEmpty ? "PASS" : "FAIL")
         if !problems.isEmpty { throw ExitCode(1) }
     }
-}
-
-private extension String {
-    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
 }
