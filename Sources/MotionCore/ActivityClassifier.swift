@@ -1,3 +1,4 @@
+import Glibc
 import StepdModel
 
 /// CoreMotion-style activity from the generated classifier (`MotionModel`) over 5 s windows
@@ -7,10 +8,63 @@ import StepdModel
 /// state moves to the most probable class once it has led for a few windows: 2 for walking and
 /// running (bouts are short), 3 for stationary, 4 for other movement, 6 for cycling and 30 for
 /// automotive (a car is a long state; a few vehicle-like seconds at a desk are not a drive).
+///
+/// Two decisions are not the model's alone:
+/// - A window that barely moves (see `isStill`) is stationary when the model's lead is other
+///   movement or automotive: neither shows no vibration and no turn of the gravity direction.
+/// - Automotive evidence accumulates across stops: a car at a light or on a smooth road looks
+///   still, so stationary windows (three-axis, at most 3 minutes in a row) neither count nor reset
+///   the 30 automotive windows of the onset; any other class, a magnitude-only stationary window
+///   (|a| alone cannot tell a forearm resting on a desk from a hand on a wheel) or a gap does.
+///   The automotive state then starts at the first automotive window of the evidence.
+///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights) and other
-/// movement needs 30 windows. Confidence: the smoothed probability of the state's class,
-/// high from 0.8, medium from 0.55.
+/// movement needs 30 windows. Confidence: the smoothed probability of the state's class, high
+/// from 0.8, medium from 0.55 (a still window is at least medium).
 struct ActivityClassifier: Sendable {
+    /// What the hysteresis reads of one window besides the model's probabilities.
+    struct Window: Sendable {
+        var end: Double
+        var magnitudeOnly: Bool
+        var still: Bool
+    }
+
+    /// What the hysteresis reads of the step gate (where a walk started, its last step).
+    struct Gait: Sendable {
+        var walking: Bool
+        var runStart: Double
+        var lastStep: Double
+
+        init(walking: Bool, runStart: Double, lastStep: Double) {
+            self.walking = walking
+            self.runStart = runStart
+            self.lastStep = lastStep
+        }
+
+        init(_ gate: StepGate) {
+            self.init(walking: gate.walking, runStart: gate.runStart, lastStep: gate.lastStep)
+        }
+    }
+
+    /// Automotive windows (stops held) before the state becomes automotive.
+    static let automotiveOnset = 30
+    /// How long a stop may hold the automotive evidence, and how long a still device stays
+    /// automotive (a red light, a traffic jam).
+    static let vehicleStop = 180.0
+    /// A still window: the median 1 s deviation of |a| below 10 mg. Road vibration keeps a device
+    /// in a moving vehicle above it (the drives' automotive windows: 90 % above about 20 mg), while a
+    /// device at rest shows its noise (1-5 mg in the still recordings and clips; 8-bit LIS3DH
+    /// quantisation about 5 mg).
+    static let stillVibration = 0.01
+    /// ... and the gravity direction turning less than 0.05 rad (3 degrees) between the window's
+    /// halves and between any 1 s mean and the window's mean: a moving arm or a turning car
+    /// turns it.
+    static let stillAngle = 0.05
+
+    private static let vibrationFeature = WindowFeatures.names.firstIndex(of: "vibration_log")
+    private static let gravityMoveFeature = WindowFeatures.names.firstIndex(of: "gravity_move")
+    private static let orientationSpreadFeature = WindowFeatures.names.firstIndex(of: "orientation_spread")
+
     private var probabilities: [Double]
     private(set) var smoothed: [Double]
     private var fresh = true
@@ -18,9 +72,12 @@ struct ActivityClassifier: Sendable {
     private var streakClass = -1
     private var streakStart = 0.0
     private var streakWindows = 0
+    private var automotiveWindows = 0
+    private var automotiveStart = 0.0
     private var stillInVehicleSince: Double?
     private let walkingIndex: Int
     private let runningIndex: Int
+    private let stationaryIndex: Int
     private let model: MotionModel
 
     init(start: Double, model: MotionModel) {
@@ -30,24 +87,56 @@ struct ActivityClassifier: Sendable {
         state = ActivityState(kind: .unknown, confidence: .low, start: start)
         walkingIndex = MotionModel.index(of: .walking) ?? 0
         runningIndex = MotionModel.index(of: .running) ?? 0
+        stationaryIndex = MotionModel.index(of: .stationary) ?? 0
     }
 
-    /// After a gap the next window starts the smoothing afresh.
+    /// After a gap the next window starts the smoothing and the streaks afresh: nothing is
+    /// bridged across it.
     mutating func resetWindow() { fresh = true }
 
     /// Smoothed probability that the recent windows are walking or running.
     var locomotion: Double { smoothed[walkingIndex] + smoothed[runningIndex] }
 
+    /// Whether a three-axis window barely moves (`stillVibration`, `stillAngle`). Magnitude-only
+    /// windows never are: |a| does not change when the wrist turns slowly.
+    static func isStill(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+        guard !magnitudeOnly, let vibration = vibrationFeature, let move = gravityMoveFeature,
+              let spread = orientationSpreadFeature, values.count > max(vibration, move, spread) else { return false }
+        return values[vibration] < log10(stillVibration) && values[move] < stillAngle && values[spread] < stillAngle
+    }
+
     /// Feeds one window; returns the new state when it changed.
     mutating func feed(_ features: WindowFeatures, gait: StepGate) -> ActivityState? {
         model.probabilities(features, into: &probabilities)
+        let window = Window(end: features.windowEnd, magnitudeOnly: features.magnitudeOnly,
+                            still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly))
+        return decide(window, gait: Gait(gait))
+    }
+
+    /// Feeds one window's class probabilities (in `MotionModel.classes` order) as the model
+    /// would give them: the hysteresis alone, for tests.
+    mutating func feed(probabilities given: [Double], window: Window, gait: Gait) -> ActivityState? {
+        for k in 0..<min(given.count, probabilities.count) { probabilities[k] = given[k] }
+        return decide(window, gait: gait)
+    }
+
+    private mutating func decide(_ window: Window, gait: Gait) -> ActivityState? {
+        if fresh {
+            streakClass = -1
+            automotiveWindows = 0
+        }
         for k in 0..<probabilities.count {
             smoothed[k] = fresh ? probabilities[k] : 0.5 * smoothed[k] + 0.5 * probabilities[k]
         }
         fresh = false
         var best = 0
         for k in 1..<smoothed.count where smoothed[k] > smoothed[best] { best = k }
-        let t = features.windowEnd
+        var p = smoothed[best]
+        if window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive) {
+            best = stationaryIndex
+            p = max(smoothed[best], 0.55)
+        }
+        let t = window.end
         // The evidence for a class starts in the middle of the first window that showed it.
         let windowMiddle = t - Double(WindowFeatures.windowLength) / 2 / WindowFeatures.rate
         if best == streakClass {
@@ -58,13 +147,19 @@ struct ActivityClassifier: Sendable {
             streakWindows = 1
         }
         let kind = MotionModel.classes[best]
-        let p = smoothed[best]
         let confidence: ActivityConfidence = p >= 0.8 ? .high : p >= 0.55 ? .medium : .low
+
+        if kind == .automotive {
+            if automotiveWindows == 0 { automotiveStart = windowMiddle }
+            automotiveWindows += 1
+        } else if !(kind == .stationary && !window.magnitudeOnly && automotiveWindows > 0 && t - streakStart < Self.vehicleStop) {
+            automotiveWindows = 0
+        }
 
         if state.kind == .automotive && kind != .walking && kind != .running {
             if kind == .stationary {
                 if stillInVehicleSince == nil { stillInVehicleSince = streakStart }
-                if let since = stillInVehicleSince, t - since >= 180 {
+                if let since = stillInVehicleSince, t - since >= Self.vehicleStop {
                     stillInVehicleSince = nil
                     return change(to: ActivityState(kind: .stationary, confidence: confidence, start: since))
                 }
@@ -74,7 +169,7 @@ struct ActivityClassifier: Sendable {
             if kind == .automotive {
                 return confidence > state.confidence ? change(to: ActivityState(kind: .automotive, confidence: confidence, start: state.start)) : nil
             }
-            guard streakWindows >= 30 else { return nil }
+            guard streakWindows >= Self.automotiveOnset else { return nil }
             return change(to: ActivityState(kind: kind, confidence: confidence, start: max(streakStart, state.start)))
         }
         stillInVehicleSince = nil
@@ -84,18 +179,25 @@ struct ActivityClassifier: Sendable {
         case .walking, .running: needed = 2
         case .stationary: needed = 3
         case .cycling: needed = 6
-        case .automotive: needed = 30
+        case .automotive: needed = Self.automotiveOnset
         case .unknown: needed = 4
         }
-        guard streakWindows >= needed else { return nil }
+        guard (kind == .automotive ? automotiveWindows : streakWindows) >= needed else { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
-        var start = streakStart
+        var start = kind == .automotive ? automotiveStart : streakStart
         if kind == .walking || kind == .running, gait.walking { start = min(start, gait.runStart) }
         // Leaving gait: the new state starts after the last step.
         if state.kind == .walking || state.kind == .running { start = max(start, gait.lastStep) }
-        return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, state.start)))
+        var earliest = state.start
+        if kind == .automotive {
+            // A drive begins after the last step; a stop inside its evidence may have become a
+            // stationary state, which the drive covers (earlier states keep their time).
+            start = max(start, gait.lastStep)
+            if state.kind == .stationary { earliest = min(earliest, start) }
+        }
+        return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, earliest)))
     }
 
     private mutating func change(to new: ActivityState) -> ActivityState? {
