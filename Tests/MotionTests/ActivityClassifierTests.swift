@@ -1,0 +1,165 @@
+import Glibc
+@testable import MotionCore
+import StepdModel
+import Testing
+
+/// The activity hysteresis fed with window probabilities as the model would give them, one
+/// window a second (window ends at 5, 6, 7, ... s; a window's middle is 2.5 s before its end).
+@Suite struct ActivityHysteresis {
+    struct Run {
+        var classifier = ActivityClassifier(start: 0, model: .generated)
+        var end = 5.0
+        var changes: [ActivityState] = []
+
+        mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false) {
+            let others = 0.1 / Double(MotionModel.classes.count - 1)
+            let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
+            for _ in 0..<windows {
+                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still)
+                let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
+                if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
+                    changes.append(change)
+                }
+                end += 1
+            }
+        }
+
+        var state: ActivityState { classifier.state }
+    }
+
+    @Test func automotiveEvidenceIsHeldAcrossAStop() {
+        // 20 s of driving, 10 s at a light, 15 s of driving: no 30 automotive windows in a row,
+        // 35 in all. The stop became a stationary state; the drive covers it from its start.
+        var run = Run()
+        run.feed(.automotive, windows: 20)
+        run.feed(.stationary, windows: 10)
+        #expect(run.state.kind == .stationary)
+        run.feed(.automotive, windows: 15)
+        #expect(run.state.kind == .automotive)
+        #expect(run.state.start == 2.5)
+        let analysis = RecordingAnalysis.segments(from: run.changes, first: 0, last: run.end)
+        #expect(analysis.map(\.kind) == [.unknown, .automotive])
+    }
+
+    @Test func automotiveOnsetNeedsThirtyAutomotiveWindows() {
+        var run = Run()
+        run.feed(.automotive, windows: 15)
+        run.feed(.stationary, windows: 10)
+        run.feed(.automotive, windows: 13)
+        #expect(run.state.kind != .automotive)
+        run.feed(.automotive, windows: 3)
+        #expect(run.state.kind == .automotive)
+    }
+
+    @Test func otherMovementResetsTheAutomotiveEvidence() {
+        var run = Run()
+        run.feed(.automotive, windows: 20)
+        run.feed(.unknown, windows: 6)
+        run.feed(.automotive, windows: 20)
+        #expect(run.state.kind != .automotive)
+        run.feed(.automotive, windows: 12)
+        #expect(run.state.kind == .automotive)
+        // The evidence restarted after the other movement (ends 25-30 s, middles 22.5-27.5 s).
+        #expect(run.state.start > 27.5)
+    }
+
+    @Test func aMagnitudeOnlyStopResetsTheAutomotiveEvidence() {
+        // |a| alone cannot tell a forearm resting on a desk from a hand on a wheel.
+        var run = Run()
+        run.feed(.automotive, windows: 20, magnitudeOnly: true)
+        run.feed(.stationary, windows: 10, magnitudeOnly: true)
+        run.feed(.automotive, windows: 15, magnitudeOnly: true)
+        #expect(run.state.kind != .automotive)
+    }
+
+    @Test func aStopLongerThanThreeMinutesResetsTheAutomotiveEvidence() {
+        var run = Run()
+        run.feed(.automotive, windows: 20)
+        run.feed(.stationary, windows: 200)
+        run.feed(.automotive, windows: 15)
+        #expect(run.state.kind == .stationary)
+    }
+
+    @Test func aGapRestartsTheAutomotiveEvidence() {
+        var run = Run()
+        run.feed(.automotive, windows: 20)
+        run.classifier.resetWindow()
+        run.feed(.automotive, windows: 15)
+        #expect(run.state.kind != .automotive)
+        run.feed(.automotive, windows: 15)
+        #expect(run.state.kind == .automotive)
+    }
+
+    @Test func aStillWindowIsStationaryWhereTheModelLeansToOtherOrAutomotive() {
+        var other = Run()
+        other.feed(.unknown, windows: 6, still: true)
+        #expect(other.state.kind == .stationary)
+        #expect(other.state.confidence == .medium)
+        var automotive = Run()
+        automotive.feed(.automotive, windows: 40, still: true)
+        #expect(automotive.state.kind == .stationary)
+        var moving = Run()
+        moving.feed(.unknown, windows: 6)
+        #expect(moving.state.kind == .unknown)
+    }
+
+    @Test func aStillWindowLeavesLocomotionToTheModel() {
+        var run = Run()
+        run.feed(.walking, windows: 4, still: true)
+        #expect(run.state.kind == .walking)
+        #expect(run.classifier.locomotion > 0.8)
+    }
+
+    @Test func whileAutomotiveAStillDeviceStaysAutomotiveForThreeMinutes() {
+        var run = Run()
+        run.feed(.automotive, windows: 40)
+        run.feed(.unknown, windows: 150, still: true)
+        #expect(run.state.kind == .automotive)
+        run.feed(.unknown, windows: 40, still: true)
+        #expect(run.state.kind == .stationary)
+        #expect(run.state.start == 45 - 2.5)
+    }
+}
+
+/// `ActivityClassifier.isStill` on the features the engine computes.
+@Suite struct StillWindow {
+    /// The last window's features of `seconds` of 25 Hz samples from `sample(t)`.
+    private func window(seconds: Double, _ sample: (Double) -> (Double, Double, Double)) -> WindowFeatures {
+        var features = WindowFeatures()
+        var t = 0.0
+        while t < seconds {
+            let (x, y, z) = sample(t)
+            _ = features.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot(), band: 0, at: t)
+            t += 1 / WindowFeatures.rate
+        }
+        return features
+    }
+
+    private func isStill(_ features: WindowFeatures) -> Bool {
+        ActivityClassifier.isStill(features.values, magnitudeOnly: features.magnitudeOnly)
+    }
+
+    @Test func aDeviceAtRestIsStill() {
+        // 3 mg of ripple, about what the sensors show at rest.
+        let rest = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
+        #expect(isStill(rest))
+    }
+
+    @Test func roadVibrationIsNotStill() {
+        // 30 mg at 11 Hz along gravity: a car on a road.
+        let road = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
+        #expect(!isStill(road))
+    }
+
+    @Test func aSlowlyTurningWristIsNotStill() {
+        // 0.2 rad in 5 s, no vibration: |a| stays 1 g, the gravity direction turns.
+        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        #expect(!isStill(turning))
+    }
+
+    @Test func magnitudeOnlyInputIsNeverStill() {
+        let rest = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        #expect(rest.magnitudeOnly)
+        #expect(!isStill(rest))
+    }
+}
