@@ -11,11 +11,11 @@ import Testing
         var end = 5.0
         var changes: [ActivityState] = []
 
-        mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false) {
+        mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false) {
             let others = 0.1 / Double(MotionModel.classes.count - 1)
             let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
             for _ in 0..<windows {
-                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still)
+                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running)
                 let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
                     changes.append(change)
@@ -110,6 +110,16 @@ import Testing
         #expect(run.classifier.locomotion > 0.8)
     }
 
+    @Test func aRunnersWindowCalledWalkingIsRunning() {
+        var run = Run()
+        run.feed(.walking, windows: 4, running: true)
+        #expect(run.state.kind == .running)
+        // Only walking is overridden: the flight-phase evidence does not make other movement a run.
+        var other = Run()
+        other.feed(.unknown, windows: 6, running: true)
+        #expect(other.state.kind == .unknown)
+    }
+
     @Test func whileAutomotiveAStillDeviceStaysAutomotiveForThreeMinutes() {
         var run = Run()
         run.feed(.automotive, windows: 40)
@@ -161,5 +171,34 @@ import Testing
         let rest = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(rest.magnitudeOnly)
         #expect(!isStill(rest))
+    }
+}
+
+/// `ActivityClassifier.isRunning` on the feature windows the engine writes.
+@Suite struct RunningWindow {
+    /// The share of the windows of 20 s of |a| = `magnitude(t)` along z that look like running.
+    private func runningShare(_ magnitude: (Double) -> Double) -> Double {
+        let samples = (0..<500).map { i in
+            let t = Double(i) / 25
+            return AccelSample(t: t, x: 0, y: 0.001 * sin(2 * .pi * 0.37 * t), z: magnitude(t))
+        }
+        let windows = RecordingAnalysis.featureWindows(samples)
+        let running = windows.filter { ActivityClassifier.isRunning($0.values) }.count
+        return windows.count >= 10 ? Double(running) / Double(windows.count) : .nan
+    }
+
+    @Test func aFlightPhaseAtRunningCadenceIsRunning() {
+        // 168 steps/min; |a| near 0 g in the air, 2.4 g at landing.
+        #expect(runningShare { t in max(0.05, 1 + 1.4 * sin(2 * .pi * 2.8 * t)) } > 0.5)
+    }
+
+    @Test func aBriskWalkIsNotRunning() {
+        // 156 steps/min, but a foot stays on the ground: |a| within 0.4 g of 1 g.
+        #expect(runningShare { t in 1 + 0.4 * sin(2 * .pi * 2.6 * t) } == 0)
+    }
+
+    @Test func aSlowStrongBounceIsNotRunning() {
+        // Jumping in place at 1.5 Hz: the swing of a run, not its cadence.
+        #expect(runningShare { t in max(0.05, 1 + 1.4 * sin(2 * .pi * 1.5 * t)) } == 0)
     }
 }
