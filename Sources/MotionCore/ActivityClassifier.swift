@@ -22,7 +22,8 @@ import StepdModel
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights) and other
 /// movement needs 30 windows. Confidence: the smoothed probability of the state's class, high
-/// from 0.8, medium from 0.55 (a still window is at least medium).
+/// from 0.8, medium from 0.55 (at least medium for a window a rule decided). The rules change the
+/// decision only, never the smoothed probabilities: the step gate's locomotion stays the model's.
 struct ActivityClassifier: Sendable {
     /// What the hysteresis reads of one window besides the model's probabilities.
     struct Window: Sendable {
