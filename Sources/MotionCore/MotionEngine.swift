@@ -193,7 +193,7 @@ public struct MotionEngine: Sendable {
             gate.offer(peak, swing: peaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
         }
         if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h) {
-            gate.offerWeak(weak, swing: weakPeaks.lastSwing, steps: &credited)
+            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
         }
         gate.advance(to: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }

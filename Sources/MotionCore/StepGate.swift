@@ -161,10 +161,23 @@ struct StepGate: Sendable {
     /// whose arm swing takes over |a|, the band keeps the step rhythm while single steps no
     /// longer clear the hysteresis; inside a run whose cadence the window shows, such a peak
     /// one step period after the last step is that step (credited at once, so the run neither
-    /// loses it nor ends for want of peaks). It never starts or confirms a chain, and without
-    /// the window's cadence (a stop, arm work) it is ignored.
-    mutating func offerWeak(_ t: Double, swing: Double, steps: inout [Double]) {
-        guard walking, !strideRun, swing >= parameters.weakSwing * runSwing, windowShowsCadence(period) else { return }
+    /// loses it nor ends for want of peaks). Before a run, it joins a waiting chain one window
+    /// step lag after its last candidate. It never starts a chain, and without the window's
+    /// cadence (a stop, arm work) or with a swing far below the recent peaks' it is ignored.
+    mutating func offerWeak(_ t: Double, swing: Double, locomotion: Bool, steps: inout [Double]) {
+        if !walking {
+            // A chain waiting for confirmation takes a weak peak that keeps the window's own
+            // cadence after its last candidate, so a brisk walk confirms at its step period.
+            guard pendingCount > 0, swing >= parameters.weakSwing * runSwing, let lag = window?.stepLag,
+                  windowShowsCadence(lag), abs(t - pending[pendingCount - 1] - lag) <= parameters.weakRegularity * lag
+            else { return }
+            if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
+            pending[pendingCount] = t
+            pendingCount += 1
+            if locomotion { confirm(steps: &steps) }
+            return
+        }
+        guard !strideRun, swing >= parameters.weakSwing * runSwing, windowShowsCadence(period) else { return }
         let dt = t - lastStep
         guard abs(dt - period) <= parameters.weakRegularity * period else { return }
         lastInterval = dt

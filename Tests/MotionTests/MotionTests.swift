@@ -482,7 +482,7 @@ private func gateSteps(_ peaks: [BandPeak], window: StepGate.WindowCadence?) -> 
     var credited: [Double] = []
     for peak in peaks {
         gate.advance(to: peak.t)
-        gate.offerWeak(peak.t, swing: peak.swing, steps: &credited)
+        gate.offerWeak(peak.t, swing: peak.swing, locomotion: true, steps: &credited)
         if peak.strong { gate.offer(peak.t, swing: peak.swing, locomotion: true, steps: &credited) }
     }
     return credited.count
@@ -507,6 +507,18 @@ private func gateSteps(_ peaks: [BandPeak], window: StepGate.WindowCadence?) -> 
         // Nor when its dominant frequency is not the run's cadence (two readings must agree).
         let otherRate = StepGate.WindowCadence(stepCorrelation: 0.7, stepLag: 0.8, dominantFrequency: 1.2)
         #expect(gateSteps(peaks, window: otherRate) < 130)
+    }
+
+    @Test func briskWalkWhoseBandDropsStepsFromTheStartConfirmsAtItsCadence() {
+        // The same walk with every third step weak from the first: the chain takes the weak peaks
+        // that keep the window's cadence, so the run confirms at 0.4 s, not at a mean of 0.53 s
+        // that no interval has (after which steps between peaks would not count).
+        let peaks = (0..<150).map { (k: Int) -> BandPeak in
+            let weak = k % 3 == 2
+            return BandPeak(t: 1 + 0.4 * Double(k), swing: weak ? 0.12 : 0.3, strong: !weak)
+        }
+        let cadence = StepGate.WindowCadence(stepCorrelation: 0.7, stepLag: 0.4, dominantFrequency: 2.5)
+        #expect(abs(gateSteps(peaks, window: cadence) - 150) <= 2)
     }
 
     @Test func wobbleAfterAStopIsNoStep() {
