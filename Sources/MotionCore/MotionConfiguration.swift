@@ -57,12 +57,26 @@ public struct DetectorParameters: Sendable, Equatable {
     /// are strides, one peak per two steps (on the wrist the arm swing can dominate |a|); after
     /// it the window's step-lag periodicity decides (`StepGate.isStride`).
     public var strideInterval: Double
+    /// Inside a run whose cadence the window shows, band maxima that clear this fraction of the
+    /// peak hysteresis (weak peaks) about one period after the last step are steps
+    /// (`StepGate.offerWeak`); 0 turns them off.
+    public var weakHysteresis: Double
+    /// A weak peak's swing must reach this share of the run's typical swing: the band at a stop
+    /// still wobbles at the walk's rhythm for a moment, a tenth of the walk's swing.
+    public var weakSwing: Double
+    /// Allowed relative deviation of a weak peak's interval from the run's period.
+    public var weakRegularity: Double
+    /// Step-lag autocorrelation at which the window shows a cadence; 1 or more turns it off.
+    public var cadenceCorrelation: Double
+    /// Relative agreement of the window's step lag and dominant frequency with the run's period.
+    public var cadenceTolerance: Double
 
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
         regularity: Double, periodGain: Double, fillMinPeriod: Double, maxIrregular: Int,
-        maxSkippedPeriods: Double, refractory: Double, strideInterval: Double
+        maxSkippedPeriods: Double, refractory: Double, strideInterval: Double,
+        weakHysteresis: Double, weakSwing: Double, weakRegularity: Double, cadenceCorrelation: Double, cadenceTolerance: Double
     ) {
         self.lowpassHz = lowpassHz
         self.baselineSeconds = baselineSeconds
@@ -79,11 +93,17 @@ public struct DetectorParameters: Sendable, Equatable {
         self.maxSkippedPeriods = maxSkippedPeriods
         self.refractory = refractory
         self.strideInterval = strideInterval
+        self.weakHysteresis = weakHysteresis
+        self.weakSwing = weakSwing
+        self.weakRegularity = weakRegularity
+        self.cadenceCorrelation = cadenceCorrelation
+        self.cadenceTolerance = cadenceTolerance
     }
 
     public static let fitted = DetectorParameters(
         lowpassHz: 2.5, baselineSeconds: 1.0, hysteresisFloor: 0.10, hysteresisRelative: 0.3,
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
         regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33, maxIrregular: 2,
-        maxSkippedPeriods: 3, refractory: 0.55, strideInterval: 0.9)
+        maxSkippedPeriods: 3, refractory: 0.55, strideInterval: 0.9,
+        weakHysteresis: 0.5, weakSwing: 0.3, weakRegularity: 0.25, cadenceCorrelation: 0.5, cadenceTolerance: 0.2)
 }

@@ -45,6 +45,9 @@ public struct MotionEngine: Sendable {
     public let strideModel: StrideModel
     private var filter: GaitFilter
     private var peaks = PeakPicker()
+    /// The same band with a fraction of the hysteresis: steps a confirmed run may take when the
+    /// window shows its cadence (`StepGate.offerWeak`).
+    private var weakPeaks = PeakPicker()
     private var gate: StepGate
     private var classifier: ActivityClassifier
     private var started = false
@@ -143,6 +146,7 @@ public struct MotionEngine: Sendable {
     private mutating func restartDetector() {
         filter.reset()
         peaks.reset()
+        weakPeaks.reset()
         gate.reset()
         features.reset()
         classifier.resetWindow()
@@ -186,14 +190,17 @@ public struct MotionEngine: Sendable {
         let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
         if let peak = peaks.feed(band, at: t, hysteresis: h) {
             features.notePeak(at: peak, swing: peaks.lastSwing)
-            gate.offer(peak, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
+            gate.offer(peak, swing: peaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
+        }
+        if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h) {
+            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
         }
         gate.advance(to: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
-        gate.stepPeriodicity = (features.values[9], features.values[10])
+        gate.window = .init(stepCorrelation: features.values[9], stepLag: features.values[10], dominantFrequency: features.values[6])
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         let locomotion = classifier.locomotion
         if locomotion >= Self.locomotionOn {

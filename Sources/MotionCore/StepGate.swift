@@ -19,13 +19,25 @@ struct StepGate: Sendable {
     /// The run's peaks come one per stride (two steps): on the wrist the arm swing can
     /// dominate |a|. `period` is still the step period; double intervals are expected.
     private(set) var strideRun = false
+    /// The typical swing (g) of the recent peaks (exponential mean), 0 before the first is known:
+    /// a weak peak must reach a share of it.
+    private(set) var runSwing = 0.0
     /// Intervals in a row, at low locomotion, that fit neither one step period nor two.
     private var irregularStreak = 0
 
-    /// The band's best autocorrelation at step lags (0.28-0.76 s) in the last window and that lag
-    /// (s), set by the engine: whether a slow peak train is one peak per stride or per step is
-    /// read from the signal (steps show as a periodicity at half the peak interval).
-    var stepPeriodicity: (value: Double, lag: Double)?
+    /// What the last window shows of the step rhythm, set by the engine every window.
+    struct WindowCadence: Sendable {
+        /// The band's best autocorrelation at step lags (0.28-0.76 s) and that lag (s).
+        var stepCorrelation: Double
+        var stepLag: Double
+        /// The band's dominant frequency over 0.6-4 Hz (0.2 Hz resolution).
+        var dominantFrequency: Double
+    }
+
+    /// The last window's step rhythm: whether a slow peak train is one peak per stride or per
+    /// step is read from it (steps show as a periodicity at half the peak interval), and so is
+    /// whether a long interval inside a run holds steps the band did not show as peaks.
+    var window: WindowCadence?
 
     init(parameters: DetectorParameters) {
         self.parameters = parameters
@@ -34,6 +46,7 @@ struct StepGate: Sendable {
 
     mutating func reset() {
         pendingCount = 0
+        runSwing = 0
         endRun()
     }
 
@@ -50,9 +63,24 @@ struct StepGate: Sendable {
     /// Whether peaks `interval` apart are strides: the signal shows a step rhythm at half the
     /// interval; without a window yet, intervals beyond `strideInterval` (< 67 steps/min) are.
     func isStride(_ interval: Double) -> Bool {
-        guard let evidence = stepPeriodicity else { return interval >= parameters.strideInterval }
+        guard let evidence = window else { return interval >= parameters.strideInterval }
         guard interval >= 0.6 else { return false }
-        return evidence.value >= 0.3 && abs(evidence.lag - interval / 2) <= 0.2 * interval / 2
+        return evidence.stepCorrelation >= 0.3 && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2
+    }
+
+    /// Whether the last window shows a steady step rhythm at `period`: its step-lag
+    /// autocorrelation is strong at about that lag and its dominant frequency is that cadence.
+    /// Near the gait band's 2.5 Hz edge (brisk walks, ~150 steps/min) the band still shows the
+    /// rhythm when single steps no longer clear the peak hysteresis; two independent readings
+    /// of the same period keep a pocket walk's double peaks (half a step apart) from passing.
+    func windowShowsCadence(_ period: Double) -> Bool {
+        guard let evidence = window, parameters.cadenceCorrelation < 1 else { return false }
+        let tolerance = parameters.cadenceTolerance
+        // The best step lag may be the stride (two periods) when it is the stronger repeat.
+        let lagFits = abs(evidence.stepLag - period) <= tolerance * period
+            || abs(evidence.stepLag - 2 * period) <= tolerance * 2 * period
+        return evidence.stepCorrelation >= parameters.cadenceCorrelation && lagFits
+            && abs(evidence.dominantFrequency * period - 1) <= tolerance
     }
 
     /// Cadence of the current run in steps per second, nil outside a run.
@@ -68,9 +96,11 @@ struct StepGate: Sendable {
         }
     }
 
-    /// Offers a peak at time `t`; credited step times are appended to `steps`.
-    mutating func offer(_ t: Double, locomotion: Bool, steps: inout [Double]) {
+    /// Offers a peak at time `t` (of band swing `swing` g, 0 when unknown); credited step times
+    /// are appended to `steps`.
+    mutating func offer(_ t: Double, swing: Double = 0, locomotion: Bool, steps: inout [Double]) {
         let p = parameters
+        if swing > 0 { runSwing = runSwing > 0 ? runSwing + 0.2 * (swing - runSwing) : swing }
         if walking {
             var dt = t - lastStep
             // A second peak this soon after a step is a double peak of the same step.
@@ -124,6 +154,36 @@ struct StepGate: Sendable {
         pending[pendingCount] = t
         pendingCount += 1
         if locomotion { confirm(steps: &steps) }
+    }
+
+    /// Offers a weak peak at time `t`: a band maximum that cleared only a fraction of the peak
+    /// hysteresis. Near the band's 2.5 Hz edge (brisk walks, ~150 steps/min) and on a wrist
+    /// whose arm swing takes over |a|, the band keeps the step rhythm while single steps no
+    /// longer clear the hysteresis; inside a run whose cadence the window shows, such a peak
+    /// one step period after the last step is that step (credited at once, so the run neither
+    /// loses it nor ends for want of peaks). Before a run, it joins a waiting chain one window
+    /// step lag after its last candidate. It never starts a chain, and without the window's
+    /// cadence (a stop, arm work) or with a swing far below the recent peaks' it is ignored.
+    mutating func offerWeak(_ t: Double, swing: Double, locomotion: Bool, steps: inout [Double]) {
+        if !walking {
+            // A chain waiting for confirmation takes a weak peak that keeps the window's own
+            // cadence after its last candidate, so a brisk walk confirms at its step period.
+            guard pendingCount > 0, swing >= parameters.weakSwing * runSwing, let lag = window?.stepLag,
+                  windowShowsCadence(lag), abs(t - pending[pendingCount - 1] - lag) <= parameters.weakRegularity * lag
+            else { return }
+            if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
+            pending[pendingCount] = t
+            pendingCount += 1
+            if locomotion { confirm(steps: &steps) }
+            return
+        }
+        guard !strideRun, swing >= parameters.weakSwing * runSwing, windowShowsCadence(period) else { return }
+        let dt = t - lastStep
+        guard abs(dt - period) <= parameters.weakRegularity * period else { return }
+        lastInterval = dt
+        steps.append(t)
+        runSteps += 1
+        lastStep = t
     }
 
     /// The classifier calls the last window locomotion: credit the pending chain if it is

@@ -467,6 +467,83 @@ private func gateSteps(_ peaks: [Double], sureUntil: Double = .infinity) -> Int 
     }
 }
 
+/// A peak the band showed: `strong` ones clear the peak hysteresis, the others only the weak
+/// picker's fraction of it (the weak picker also sees every strong peak, and confirms it sooner).
+private struct BandPeak {
+    var t: Double
+    var swing: Double
+    var strong: Bool
+}
+
+/// Peaks through the step gate, every window called locomotion and showing `window`.
+private func gateSteps(_ peaks: [BandPeak], window: StepGate.WindowCadence?) -> Int {
+    var gate = StepGate(parameters: .fitted)
+    gate.window = window
+    var credited: [Double] = []
+    for peak in peaks {
+        gate.advance(to: peak.t)
+        gate.offerWeak(peak.t, swing: peak.swing, locomotion: true, steps: &credited)
+        if peak.strong { gate.offer(peak.t, swing: peak.swing, locomotion: true, steps: &credited) }
+    }
+    return credited.count
+}
+
+/// Cadence reconciliation inside a run: steps the band shows below the peak hysteresis count when
+/// the window shows the run's cadence, and nothing beyond what that cadence supports.
+@Suite struct WindowCadenceSteps {
+    @Test func briskWristWalkWhoseBandDropsStepsCountsEveryStep() {
+        // 150 steps/min (0.4 s) on the wrist: after the first 12 steps two of every five steps
+        // clear only half the hysteresis (the 2.5 Hz band edge and the arm swing take them).
+        // The window shows the cadence: step-lag autocorrelation 0.7 at the stride lag, 2.5 Hz.
+        let peaks = (0..<150).map { k in
+            let weak = k >= 12 && k % 5 >= 3
+            return BandPeak(t: 1 + 0.4 * Double(k), swing: weak ? 0.12 : 0.3, strong: !weak)
+        }
+        let cadence = StepGate.WindowCadence(stepCorrelation: 0.7, stepLag: 0.8, dominantFrequency: 2.5)
+        #expect(abs(gateSteps(peaks, window: cadence) - 150) <= 2)
+        // Without the window's cadence the same run loses the steps between its peaks.
+        let unsure = StepGate.WindowCadence(stepCorrelation: 0.2, stepLag: 0.8, dominantFrequency: 2.5)
+        #expect(gateSteps(peaks, window: unsure) < 130)
+        // Nor when its dominant frequency is not the run's cadence (two readings must agree).
+        let otherRate = StepGate.WindowCadence(stepCorrelation: 0.7, stepLag: 0.8, dominantFrequency: 1.2)
+        #expect(gateSteps(peaks, window: otherRate) < 130)
+    }
+
+    @Test func briskWalkWhoseBandDropsStepsFromTheStartConfirmsAtItsCadence() {
+        // The same walk with every third step weak from the first: the chain takes the weak peaks
+        // that keep the window's cadence, so the run confirms at 0.4 s, not at a mean of 0.53 s
+        // that no interval has (after which steps between peaks would not count).
+        let peaks = (0..<150).map { (k: Int) -> BandPeak in
+            let weak = k % 3 == 2
+            return BandPeak(t: 1 + 0.4 * Double(k), swing: weak ? 0.12 : 0.3, strong: !weak)
+        }
+        let cadence = StepGate.WindowCadence(stepCorrelation: 0.7, stepLag: 0.4, dominantFrequency: 2.5)
+        #expect(abs(gateSteps(peaks, window: cadence) - 150) <= 2)
+    }
+
+    @Test func wobbleAfterAStopIsNoStep() {
+        // 30 steps at 0.5 s, then the walker stops: the band still wobbles at the walk's rhythm for
+        // 3 s, a tenth of the steps' swing, while the 5 s window still shows the cadence.
+        var peaks = (0..<30).map { BandPeak(t: 1 + 0.5 * Double($0), swing: 0.4, strong: true) }
+        for k in 1...6 { peaks.append(BandPeak(t: 15.5 + 0.5 * Double(k), swing: 0.04, strong: false)) }
+        let cadence = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.52, dominantFrequency: 2.0)
+        #expect(gateSteps(peaks, window: cadence) == 30)
+    }
+
+    @Test func pushOffOfASlowPocketWalkIsNoStep() {
+        // 80 steps/min (0.75 s) in a pocket: push-off shows half a period after each heel strike as
+        // a weak peak. The window's cadence is the step's, so the run credits one step per period.
+        var peaks: [BandPeak] = []
+        for k in 0..<80 {
+            let t = 1 + 0.75 * Double(k)
+            peaks.append(BandPeak(t: t, swing: 0.5, strong: true))
+            peaks.append(BandPeak(t: t + 0.38, swing: 0.25, strong: false))
+        }
+        let cadence = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.76, dominantFrequency: 1.4)
+        #expect(abs(gateSteps(peaks, window: cadence) - 80) <= 1)
+    }
+}
+
 @Suite struct FoldModels {
     private func ensemble(features: Int, left: Double = -1) -> JSONValue {
         [
