@@ -200,7 +200,7 @@ public struct MotionEngine: Sendable {
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
-        gate.window = .init(stepCorrelation: features.values[9], stepLag: features.values[10], dominantFrequency: features.values[6])
+        gate.window = StepGate.WindowCadence(features: features.values)
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         let locomotion = classifier.locomotion
         if locomotion >= Self.locomotionOn {

@@ -32,6 +32,25 @@ struct StepGate: Sendable {
         var stepLag: Double
         /// The band's dominant frequency over 0.6-4 Hz (0.2 Hz resolution).
         var dominantFrequency: Double
+
+        // Looked up by name: the feature order belongs to the generated model.
+        private static let stepCorrelationIndex = WindowFeatures.names.firstIndex(of: "ac_step")
+        private static let stepLagIndex = WindowFeatures.names.firstIndex(of: "ac_step_lag")
+        private static let dominantFrequencyIndex = WindowFeatures.names.firstIndex(of: "dominant_hz")
+
+        init(stepCorrelation: Double, stepLag: Double, dominantFrequency: Double) {
+            self.stepCorrelation = stepCorrelation
+            self.stepLag = stepLag
+            self.dominantFrequency = dominantFrequency
+        }
+
+        /// The rhythm of one window's feature vector; nil when it lacks those features.
+        init?(features values: [Double]) {
+            guard let correlation = Self.stepCorrelationIndex, let lag = Self.stepLagIndex,
+                  let frequency = Self.dominantFrequencyIndex,
+                  values.count > max(correlation, lag, frequency) else { return nil }
+            self.init(stepCorrelation: values[correlation], stepLag: values[lag], dominantFrequency: values[frequency])
+        }
     }
 
     /// The last window's step rhythm: whether a slow peak train is one peak per stride or per
