@@ -33,6 +33,9 @@ struct RobustnessBenchCommand: ParsableCommand {
     @Option(help: "Stamp jitter of the resampling rows, in periods (standard deviation).")
     var jitter = 0.1
 
+    @Option(help: "Also write every transformed recording to this directory as LABEL--NAME.csv.gz (for stepctl analyze / features).")
+    var write: String?
+
     @Flag(help: "Also list, per transformation, the files whose count or activity moved most against \"none\".")
     var files = false
 
@@ -83,6 +86,18 @@ struct RobustnessBenchCommand: ParsableCommand {
                     let salt = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)
                     let transformed = transformation.apply(to: samples, seed: SensorImperfection.seed(for: entry.name, salt: salt))
                     totalSamples += transformed.count
+                    if let write, transformation != .none {
+                        let slug = String(transformation.label.map { $0.isLetter || $0.isNumber || ".+-".contains($0) ? $0 : "_" })
+                        let path = write + "/" + slug + "--" + (entry.name.hasSuffix(".gz") ? entry.name : entry.name + ".gz")
+                        do {
+                            let writer = try GzipCSVWriter(path: path)
+                            try writer.append(contentsOf: transformed)
+                            try writer.finish()
+                        } catch {
+                            AccuracyBenchCommand.printError("\(tool): cannot write \(path): \(error)")
+                            throw ExitCode(1)
+                        }
+                    }
                     let analysis = RecordingAnalysis.run(transformed, configuration: configuration)
                     results[row].append(AccuracyBenchCommand.FileResult(entry: entry, samples: transformed, analysis: analysis, classic: 0))
                 }
