@@ -72,7 +72,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
-        // Helpers of the development tools: seeded random numbers, clocks, table columns.
+        // Helpers of the development tools: seeded random numbers, clocks, table columns, sensor imperfections.
         .target(name: "ToolSupport", dependencies: ["POSIXLayer", "StepdModel"], swiftSettings: strict),
         // The socket robustness fuzzer (scripts/socket-harness).
         .executableTarget(name: "socketfuzz", dependencies: [
