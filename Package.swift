@@ -72,7 +72,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
-        // Helpers of the development tools: seeded random numbers, clocks, table columns.
+        // Helpers of the development tools: seeded random numbers, clocks, table columns, sensor imperfections.
         .target(name: "ToolSupport", dependencies: ["POSIXLayer", "StepdModel"], swiftSettings: strict),
         // The socket robustness fuzzer (scripts/socket-harness).
         .executableTarget(name: "socketfuzz", dependencies: [
@@ -81,7 +81,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .testTarget(name: "SensorTests", dependencies: ["SensorBus", "SensorChips", "ChipEmulation", "Boards", "Recordings", "StepdModel"], swiftSettings: strict),
-        .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel"], swiftSettings: strict),
+        .testTarget(name: "MotionTests", dependencies: ["MotionCore", "Recordings", "StepJSON", "StepdModel", "ToolSupport"], swiftSettings: strict),
         .testTarget(name: "LedgerTests", dependencies: ["CivilTime", "Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),

@@ -55,25 +55,35 @@ struct AccuracyBenchCommand: ParsableCommand {
         var windowsAutomotive: Int
         /// Seconds called each `ActivityKind.allCases` kind.
         var secondsCalled: [Double]
+
+        /// The scores of one recording's analysis (`classic`: the reference pedometer's count).
+        init(entry: Entry, samples: [AccelSample], analysis: RecordingAnalysis, classic: Int) {
+            let windows = ActivityWindows(analysis: analysis, samples: samples, label: entry.activity)
+            var called = [Double](repeating: 0, count: ActivityKind.allCases.count)
+            for segment in analysis.activities {
+                if let k = ActivityKind.allCases.firstIndex(of: segment.kind) { called[k] += segment.end - segment.start }
+            }
+            self.entry = entry
+            duration = (samples.last?.t ?? 0) - (samples.first?.t ?? 0)
+            self.samples = samples.count
+            steps = analysis.steps
+            self.classic = classic
+            self.windows = windows.windows
+            windowsRight = windows.right
+            windowsAutomotive = windows.automotive
+            secondsCalled = called
+        }
     }
 
     func run() throws {
-        let entries = try loadManifest()
+        let entries = try Self.loadManifest(directory, tool: "stepbench accuracy")
         var results: [FileResult] = []
         var walks: [GaitBench.Walk] = []
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
         var configuration = MotionConfiguration(userHeight: height)
-        if let model {
-            do {
-                let bytes = try RecordingReader.readAllBytes(path: model)
-                configuration.model = try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
-            } catch {
-                Self.printError("stepbench accuracy: \(model): \(error)")
-                throw ExitCode(1)
-            }
-        }
-        let foldModels = try loadFolds()
+        if let model { configuration.model = try Self.loadModel(model, tool: "stepbench accuracy") }
+        let foldModels = try folds.map { try Self.loadFolds($0, tool: "stepbench accuracy") }
         for entry in entries {
             if let foldModels {
                 guard let fold = foldModels[entry.name] else { continue }
@@ -105,16 +115,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             for sample in samples { classic.process(sample) }
             classicSeconds += monotonicNow() - classicStart
 
-            let windows = ActivityWindows(analysis: analysis, samples: samples, label: entry.activity)
-            let duration = (samples.last?.t ?? 0) - (samples.first?.t ?? 0)
-            var called = [Double](repeating: 0, count: ActivityKind.allCases.count)
-            for segment in analysis.activities {
-                if let k = ActivityKind.allCases.firstIndex(of: segment.kind) { called[k] += segment.end - segment.start }
-            }
-            results.append(FileResult(
-                entry: entry, duration: duration, samples: samples.count, steps: analysis.steps,
-                classic: classic.totalSteps, windows: windows.windows, windowsRight: windows.right,
-                windowsAutomotive: windows.automotive, secondsCalled: called))
+            results.append(FileResult(entry: entry, samples: samples, analysis: analysis, classic: classic.totalSteps))
         }
 
         if !quiet {
@@ -172,24 +173,32 @@ struct AccuracyBenchCommand: ParsableCommand {
         print("activity: share of each labelled class's time called each kind (%); mixed = daily life, expected unknown")
         print(column("label \\ called", 14) + column("hours", 7) + kinds.map { column($0.rawValue, 11) }.joined())
         for label in ["stationary", "walking", "running", "cycling", "automotive", "mixed"] {
-            let chosen = results.filter { $0.entry.activity == label }
-            guard !chosen.isEmpty else { continue }
-            var seconds = [Double](repeating: 0, count: kinds.count)
-            for r in chosen { for k in 0..<kinds.count { seconds[k] += r.secondsCalled[k] } }
+            let seconds = Self.secondsCalled(results) { $0 == label }
             let total = seconds.reduce(0, +)
             guard total > 0 else { continue }
             print(column(label, 14) + column(fixedDecimal(total / 3600, 2), 7)
                 + seconds.map { column(fixedDecimal(100 * $0 / total, 1), 11) }.joined())
         }
-        var nonVehicle = 0.0, nonVehicleAutomotive = 0.0
-        let automotiveIndex = kinds.firstIndex(of: .automotive) ?? 0
-        for r in results where r.entry.activity != "automotive" {
-            nonVehicle += r.secondsCalled.reduce(0, +)
-            nonVehicleAutomotive += r.secondsCalled[automotiveIndex]
+        let nonVehicle = Self.secondsCalled(results) { $0 != "automotive" }
+        if let automotive = Self.share(nonVehicle, .automotive) {
+            print("non-vehicle time called automotive: \(fixedDecimal(automotive, 2)) %")
         }
-        if nonVehicle > 0 {
-            print("non-vehicle time called automotive: \(fixedDecimal(100 * nonVehicleAutomotive / nonVehicle, 2)) %")
+    }
+
+    /// Seconds of the files whose label passes `labelled` called each `ActivityKind.allCases` kind.
+    static func secondsCalled(_ results: [FileResult], labelled: (String) -> Bool) -> [Double] {
+        var seconds = [Double](repeating: 0, count: ActivityKind.allCases.count)
+        for r in results where labelled(r.entry.activity) {
+            for k in seconds.indices { seconds[k] += r.secondsCalled[k] }
         }
+        return seconds
+    }
+
+    /// The percentage of `seconds` (from `secondsCalled`) called `kind`; nil when there is no time.
+    static func share(_ seconds: [Double], _ kind: ActivityKind) -> Double? {
+        let total = seconds.reduce(0, +)
+        guard total > 0, let k = ActivityKind.allCases.firstIndex(of: kind) else { return nil }
+        return 100 * seconds[k] / total
     }
 
     func printFiles(_ results: [FileResult]) {
@@ -293,21 +302,31 @@ struct AccuracyBenchCommand: ParsableCommand {
         }
     }
 
-    /// The fold model of each recording named in the `--folds` index (nil without the option).
-    func loadFolds() throws -> [String: MotionModel]? {
-        guard let folds else { return nil }
+    /// A fold model written by the trainer (`--model`); `tool` prefixes the error message.
+    static func loadModel(_ path: String, tool: String) throws -> MotionModel {
+        do {
+            let bytes = try RecordingReader.readAllBytes(path: path)
+            return try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+        } catch {
+            printError("\(tool): \(path): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The fold model of each recording named in the `--folds` index `folds`.
+    static func loadFolds(_ folds: String, tool: String) throws -> [String: MotionModel] {
         let folder = folds.contains("/") ? String(folds[..<(folds.lastIndex(of: "/") ?? folds.endIndex)]) : "."
         var models: [String: MotionModel] = [:]
         var byRecording: [String: MotionModel] = [:]
         do {
             let index = try JSONParser.parse(try RecordingReader.readAllBytes(path: folds), limits: JSONLimits(maxBytes: 16 << 20))
             guard let object = index.objectValue else {
-                Self.printError("stepbench accuracy: \(folds): expected an object mapping recording names to fold model files")
+                printError("\(tool): \(folds): expected an object mapping recording names to fold model files")
                 throw ExitCode(1)
             }
             for name in object.keys {
                 guard let file = object[name]?.stringValue else {
-                    Self.printError("stepbench accuracy: \(folds): '\(name)' needs a fold model file name (a string)")
+                    printError("\(tool): \(folds): '\(name)' needs a fold model file name (a string)")
                     throw ExitCode(1)
                 }
                 if models[file] == nil {
@@ -319,30 +338,31 @@ struct AccuracyBenchCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            Self.printError("stepbench accuracy: \(folds): \(error)")
+            printError("\(tool): \(folds): \(error)")
             throw ExitCode(1)
         }
         return byRecording
     }
 
-    func loadManifest() throws -> [Entry] {
+    /// The entries of `directory/manifest.json`, sorted by file name.
+    static func loadManifest(_ directory: String, tool: String) throws -> [Entry] {
         let path = directory + "/manifest.json"
         let bytes: [UInt8]
         do {
             bytes = try RecordingReader.readAllBytes(path: path)
         } catch {
-            Self.printError("stepbench accuracy: \(error)")
+            printError("\(tool): \(error)")
             throw ExitCode(1)
         }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 20))
         } catch {
-            Self.printError("stepbench accuracy: \(path): not valid JSON: \(error)")
+            printError("\(tool): \(path): not valid JSON: \(error)")
             throw ExitCode(1)
         }
         guard let object = value.objectValue else {
-            Self.printError("stepbench accuracy: \(path): expected an object mapping file names to {steps, activity}")
+            printError("\(tool): \(path): expected an object mapping file names to {steps, activity}")
             throw ExitCode(1)
         }
         var entries: [Entry] = []
@@ -350,7 +370,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             guard let item = object[name]?.objectValue, let activity = item["activity"]?.stringValue,
                 let stepsValue = item["steps"], stepsValue == .null || stepsValue.intValue != nil
             else {
-                Self.printError("stepbench accuracy: \(path): entry '\(name)' needs 'steps' (an integer or null) and a string 'activity'")
+                printError("\(tool): \(path): entry '\(name)' needs 'steps' (an integer or null) and a string 'activity'")
                 throw ExitCode(1)
             }
             let steps = stepsValue.intValue
