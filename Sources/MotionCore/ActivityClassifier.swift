@@ -115,10 +115,40 @@ struct ActivityClassifier: Sendable {
 
     /// Whether a three-axis window barely moves (`stillVibration`, `stillAngle`). Magnitude-only
     /// windows never are: |a| does not change when the wrist turns slowly.
-    static func isStill(_ values: [Double], magnitudeOnly: Bool) -> Bool {
-        guard !magnitudeOnly, let vibration = vibrationFeature, let move = gravityMoveFeature,
-              let spread = orientationSpreadFeature, values.count > max(vibration, move, spread) else { return false }
-        return values[vibration] < log10(stillVibration) && values[move] < stillAngle && values[spread] < stillAngle
+    /// `noiseFloor` (g): the sensor's own vibration at rest, when known (`NoiseFloor`).
+    static func isStill(_ values: [Double], magnitudeOnly: Bool, noiseFloor: Double = 0) -> Bool {
+        guard !magnitudeOnly, let vibration = vibrationFeature, values.count > vibration,
+              isSteady(values) else { return false }
+        let limit = max(stillVibration, noiseFloorMargin * min(noiseFloor, noiseFloorCap))
+        return values[vibration] < log10(limit)
+    }
+
+    /// Whether a three-axis window's gravity direction holds (`stillAngle`).
+    static func isSteady(_ values: [Double]) -> Bool {
+        guard let move = gravityMoveFeature, let spread = orientationSpreadFeature,
+              values.count > max(move, spread) else { return false }
+        return values[move] < stillAngle && values[spread] < stillAngle
+    }
+
+    /// A noisy sensor (a cheap part, low-power modes, 8-bit output) never shows less vibration
+    /// than its own noise, so the still limit rises above the lowest vibration of any window whose
+    /// gravity direction held: a still window stays within `noiseFloorMargin` of it. White noise of
+    /// 0.03 g otherwise lifts a resting device to a car's vibration (`stepbench robustness`). The
+    /// floor counts up to `noiseFloorCap`: more than that is movement, not a sensor.
+    static let noiseFloorMargin = 1.5
+    static let noiseFloorCap = 0.04
+
+    /// The lowest vibration (g) of the three-axis windows whose gravity direction held.
+    private(set) var noiseFloor = 0.0
+    private var noiseFloorSeen = false
+
+    private mutating func noteNoise(_ values: [Double], magnitudeOnly: Bool) {
+        guard !magnitudeOnly, Self.isSteady(values), let vibration = Self.vibrationFeature, values.count > vibration else { return }
+        let level = pow(10, values[vibration])
+        if !noiseFloorSeen || level < noiseFloor {
+            noiseFloor = level
+            noiseFloorSeen = true
+        }
     }
 
     /// Whether a window's |a| deviation and step rate are a runner's (`runningDeviation`,
@@ -131,8 +161,9 @@ struct ActivityClassifier: Sendable {
     /// Feeds one window; returns the new state when it changed.
     mutating func feed(_ features: WindowFeatures, gait: StepGate) -> ActivityState? {
         model.probabilities(features, into: &probabilities)
+        noteNoise(features.values, magnitudeOnly: features.magnitudeOnly)
         let window = Window(end: features.windowEnd, magnitudeOnly: features.magnitudeOnly,
-                            still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly),
+                            still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor),
                             running: Self.isRunning(features.values))
         return decide(window, gait: Gait(gait))
     }

@@ -167,6 +167,38 @@ import Testing
         #expect(!isStill(turning))
     }
 
+    @Test func theStillLimitRisesWithTheSensorsNoiseFloorUpToItsCap() {
+        // 30 mg of road-like vibration: not still on a quiet sensor, still on one whose own
+        // noise at rest is 25 mg, and not still again when the "floor" is movement (capped).
+        let vibrating = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
+        #expect(!ActivityClassifier.isStill(vibrating.values, magnitudeOnly: false, noiseFloor: 0.003))
+        #expect(ActivityClassifier.isStill(vibrating.values, magnitudeOnly: false, noiseFloor: 0.025))
+        let shaking = window(seconds: 8) { t in (0, 0, 1 + 0.12 * sin(2 * .pi * 11 * t)) }
+        #expect(!ActivityClassifier.isStill(shaking.values, magnitudeOnly: false, noiseFloor: 0.085))
+    }
+
+    @Test func aNoisySensorAtRestIsStationary() {
+        // Two minutes of a device at rest read through 0.03 g of white noise per axis (a cheap
+        // part in a low-power mode): without the noise floor its vibration is a car's.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func noise() -> Double {
+            // Sum of 12 uniforms minus 6: zero mean, unit variance.
+            var sum = 0.0
+            for _ in 0..<12 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                sum += Double(state >> 11) / Double(1 << 53)
+            }
+            return sum - 6
+        }
+        let samples = (0..<(120 * 50)).map { i in
+            AccelSample(t: Double(i) / 50, x: 0.2 + 0.03 * noise(), y: 0.03 * noise(), z: 0.98 + 0.03 * noise())
+        }
+        let analysis = RecordingAnalysis.run(samples)
+        let stationary = analysis.activities.filter { $0.kind == .stationary }.reduce(0) { $0 + $1.end - $1.start }
+        #expect(stationary >= 0.8 * 120)
+        #expect(analysis.steps == 0)
+    }
+
     @Test func magnitudeOnlyInputIsNeverStill() {
         let rest = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(rest.magnitudeOnly)

@@ -109,7 +109,12 @@ private struct Noise {
             bump *= 0.9
             if noise.next() > 0.995 { bump = 0.15 * noise.next() }
             let v = 0.03 * noise.next() + 0.015 * sin(2 * Double.pi * 11 * t) + bump
-            samples.append(AccelSample(t: t, x: 0.1 + 0.5 * v, y: 0.05 * noise.next(), z: 0.99 + v))
+            // A turn every 45 s (8 s of 0.15 g sideways) and braking every 70 s (5 s of 0.1 g):
+            // without them a steady vibration is also what a 30 mg-noise sensor at rest reads
+            // (`ActivityClassifier.noiseFloorMargin`).
+            let turn = t.truncatingRemainder(dividingBy: 45) < 8 ? 0.15 * sin(Double.pi * t.truncatingRemainder(dividingBy: 45) / 8) : 0
+            let brake = t.truncatingRemainder(dividingBy: 70) < 5 ? 0.1 * sin(Double.pi * t.truncatingRemainder(dividingBy: 70) / 5) : 0
+            samples.append(AccelSample(t: t, x: 0.1 + 0.5 * v + brake, y: 0.05 * noise.next() + turn, z: 0.99 + v))
         }
         let analysis = RecordingAnalysis.run(samples)
         #expect(analysis.steps == 0)
