@@ -3,6 +3,7 @@
 
 Usage: scripts/train_motion_model.py [--stepctl PATH] [--data DIR]... [--no-cv] [--reuse] [--keep-folds DIR]
                                      [--size ROUNDS,DEPTH,RATE]   (another model size, to measure it)
+                                     [--seed N]                   (another augmentation draw, to measure the noise)
        scripts/train_motion_model.py --check      (cheap: is the generated file current?)
 
 One command, one implementation: the feature vectors are the ones the Swift engine computes
@@ -430,7 +431,7 @@ def score_folds(fold_name, counts, datasets):
 # ---------------------------------------------------------------- main
 
 def main():
-    global ROUNDS, DEPTH, RATE
+    global ROUNDS, DEPTH, RATE, SEED
     args = sys.argv[1:]
     if '--check' in args:
         check()
@@ -449,6 +450,10 @@ def main():
             stepctl = args[i + 1]; i += 2
         elif args[i] == '--data':
             data_dirs.append(args[i + 1]); i += 2
+        elif args[i] == '--seed':
+            # Another draw of the augmented set and of the fit, to measure a change against the
+            # noise of the draw (the shipped model is the SEED constant's).
+            SEED = int(args[i + 1]); i += 2
         elif args[i] == '--size':
             # Measuring a smaller or larger model: the shipped size stays the constants above.
             rounds, depth, rate = args[i + 1].split(',')
