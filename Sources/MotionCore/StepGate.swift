@@ -24,6 +24,11 @@ struct StepGate: Sendable {
     private(set) var runSwing = 0.0
     /// Intervals in a row, at low locomotion, that fit neither one step period nor two.
     private var irregularStreak = 0
+    /// The step period of the last run that ended (whether its peaks came per step or per
+    /// stride) and the time of its last step, 0 before any: a walker's cadence does not halve
+    /// from one minute to the next, so it decides stride or step where the window does not.
+    private(set) var recentPeriod = 0.0
+    private(set) var recentPeriodTime = 0.0
 
     /// What the last window shows of the step rhythm, set by the engine every window.
     struct WindowCadence: Sendable {
@@ -67,10 +72,16 @@ struct StepGate: Sendable {
         pendingCount = 0
         runSwing = 0
         endRun()
+        recentPeriod = 0
+        recentPeriodTime = 0
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
     mutating func endRun() {
+        if walking && runSteps >= Self.recentMinSteps {
+            recentPeriod = period
+            recentPeriodTime = lastStep
+        }
         walking = false
         period = 0
         lastInterval = 0
@@ -79,12 +90,43 @@ struct StepGate: Sendable {
         irregularStreak = 0
     }
 
-    /// Whether peaks `interval` apart are strides: the signal shows a step rhythm at half the
-    /// interval; without a window yet, intervals beyond `strideInterval` (< 67 steps/min) are.
-    func isStride(_ interval: Double) -> Bool {
-        guard let evidence = window else { return interval >= parameters.strideInterval }
+    /// How long (s) after its last step an ended run's step period still decides stride or
+    /// step: a pause of a minute or so (a crossing, a door) does not halve a walker's cadence.
+    static let recentSeconds = 90.0
+    /// Steps an ended run must have counted for its period to be a walk's: short runs (a slow,
+    /// irregular walker's 20-40 step stretches wander between 0.6 and 1.1 s) would mislead.
+    static let recentMinSteps = 80
+    /// Relative tolerance of a peak interval against twice the recent step period.
+    static let recentTolerance = 0.25
+    /// Step-lag autocorrelation at the interval itself (with the dominant frequency there too)
+    /// at which the window's reading stands against the recent walk: a clear one-peak-per-step
+    /// rhythm at half the cadence.
+    static let strongStepCorrelation = 0.6
+
+    /// The step period of a run that ended within `recentSeconds` before `t`, if any.
+    func recentStepPeriod(at t: Double) -> Double? {
+        guard recentPeriod > 0, t >= recentPeriodTime, t - recentPeriodTime <= Self.recentSeconds else { return nil }
+        return recentPeriod
+    }
+
+    /// Whether peaks `interval` apart (the last at time `t`) are strides: the signal shows a
+    /// step rhythm at half the interval; without a window yet, intervals beyond
+    /// `strideInterval` (< 67 steps/min) are. Where neither says so, a walk that ended within
+    /// `recentSeconds` at about half the interval decides: a walker's cadence does not halve
+    /// from one minute to the next, while the window's reading flips on a 1 % longer period
+    /// (clock drift, regular 12.5 Hz stamps) or at brisk tempo, where the band repeats best at
+    /// the stride. Only a clear step rhythm at the interval itself stands against it.
+    func isStride(_ interval: Double, at t: Double) -> Bool {
         guard interval >= 0.6 else { return false }
-        return evidence.stepCorrelation >= 0.3 && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2
+        if let evidence = window {
+            if evidence.stepCorrelation >= 0.3 && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2 { return true }
+            if evidence.stepCorrelation >= Self.strongStepCorrelation && abs(evidence.stepLag - interval) <= 0.2 * interval
+                && abs(evidence.dominantFrequency * interval - 1) <= 0.2 { return false }
+        } else if interval >= parameters.strideInterval {
+            return true
+        }
+        guard let recent = recentStepPeriod(at: t) else { return false }
+        return abs(interval - 2 * recent) <= Self.recentTolerance * 2 * recent
     }
 
     /// Whether the last window shows a steady step rhythm at `period`: its step-lag
@@ -154,7 +196,7 @@ struct StepGate: Sendable {
             }
             // The run drifted to stride intervals (the arm swing took over |a|): keep tracking
             // the step period, so every double interval credits the step in between.
-            if !strideRun && isStride(period) {
+            if !strideRun && isStride(period, at: t) {
                 period /= 2
                 lastInterval /= 2
                 strideRun = true
@@ -236,7 +278,7 @@ struct StepGate: Sendable {
         walking = true
         period = mean
         lastInterval = pending[last] - pending[last - 1]
-        strideRun = isStride(mean)
+        strideRun = isStride(mean, at: pending[last])
         if strideRun {
             // Peaks a stride apart (one per two steps): each interval holds one more step,
             // credited at its middle.

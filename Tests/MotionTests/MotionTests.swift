@@ -549,6 +549,55 @@ private func gateSteps(_ peaks: [BandPeak], window: StepGate.WindowCadence?) -> 
     }
 }
 
+/// Peak times through the step gate, every window called locomotion and showing `window`.
+private func gateSteps(_ times: [Double], window: StepGate.WindowCadence) -> Int {
+    var gate = StepGate(parameters: .fitted)
+    gate.window = window
+    var credited: [Double] = []
+    for t in times {
+        gate.advance(to: t)
+        gate.offer(t, locomotion: true, steps: &credited)
+    }
+    return credited.count
+}
+
+/// Stride or step remembers the walk: where the window does not tell, peaks at twice the step
+/// period of a walk that just ended are strides (its cadence does not halve in a minute).
+@Suite struct StrideMemory {
+    /// 100 steps at 0.5 s, a pause of `pause` s, then 40 peaks `interval` apart.
+    private func walkThenPeaks(pause: Double, interval: Double, steps: Int = 100, period: Double = 0.5) -> [Double] {
+        let walk = (0..<steps).map { 1 + period * Double($0) }
+        let start = (walk.last ?? 0) + pause
+        return walk + (0..<40).map { start + interval * Double($0) }
+    }
+
+    /// A window that shows no step rhythm (the band's repeat is weak and at no useful lag).
+    private let silent = StepGate.WindowCadence(stepCorrelation: 0.1, stepLag: 0.76, dominantFrequency: 1.0)
+
+    @Test func stridesAfterAWalkCountTwoStepsEach() {
+        // The wrist's arm swing takes over after a 10 s stop: one peak per stride (1.0 s).
+        #expect(abs(gateSteps(walkThenPeaks(pause: 10, interval: 1.0), window: silent) - 179) <= 2)
+    }
+
+    @Test func withoutARecentWalkTheWindowDecides() {
+        // The same peaks long after the walk (or after a short run) are one step each.
+        #expect(gateSteps(walkThenPeaks(pause: 120, interval: 1.0), window: silent) == 140)
+        #expect(gateSteps(walkThenPeaks(pause: 10, interval: 1.0, steps: 40), window: silent) == 80)
+    }
+
+    @Test func aClearStepRhythmAtTheIntervalStands() {
+        // The window shows one step per peak at 1.0 s (autocorrelation 0.8 there, 1 Hz): a slow walk.
+        let steady = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 1.0, dominantFrequency: 1.0)
+        #expect(gateSteps(walkThenPeaks(pause: 10, interval: 1.0), window: steady) == 140)
+    }
+
+    @Test func aSlowWalkAtItsOwnCadenceIsNotDoubled() {
+        // 80 steps/min (0.75 s) before and after a stop: the same cadence, not twice it.
+        let times = walkThenPeaks(pause: 10, interval: 0.75, period: 0.75)
+        #expect(gateSteps(times, window: silent) == 140)
+    }
+}
+
 @Suite struct FoldModels {
     private func ensemble(features: Int, left: Double = -1) -> JSONValue {
         [
