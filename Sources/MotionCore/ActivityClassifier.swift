@@ -75,11 +75,11 @@ struct ActivityClassifier: Sendable {
     static let runningDeviation = 0.7
     static let runningStepRate = 2.5
 
-    private static let deviationFeature = WindowFeatures.names.firstIndex(of: "magnitude_std_log")
-    private static let stepRateFeature = WindowFeatures.names.firstIndex(of: "peak_rate")
-    private static let vibrationFeature = WindowFeatures.names.firstIndex(of: "vibration_log")
-    private static let gravityMoveFeature = WindowFeatures.names.firstIndex(of: "gravity_move")
-    private static let orientationSpreadFeature = WindowFeatures.names.firstIndex(of: "orientation_spread")
+    private static let deviationFeature = NamedFeature("magnitude_std_log")
+    private static let stepRateFeature = NamedFeature("peak_rate")
+    private static let vibrationFeature = NamedFeature("vibration_log")
+    private static let gravityMoveFeature = NamedFeature("gravity_move")
+    private static let orientationSpreadFeature = NamedFeature("orientation_spread")
 
     private var probabilities: [Double]
     private(set) var smoothed: [Double]
@@ -115,19 +115,18 @@ struct ActivityClassifier: Sendable {
 
     /// Whether a three-axis window barely moves (`stillVibration`, `stillAngle`). Magnitude-only
     /// windows never are: |a| does not change when the wrist turns slowly.
-    /// `noiseFloor` (g): the sensor's own vibration at rest, when known (`NoiseFloor`).
+    /// `noiseFloor` (g): the sensor's own vibration at rest (the classifier's `noiseFloor`), 0 when unknown.
     static func isStill(_ values: [Double], magnitudeOnly: Bool, noiseFloor: Double = 0) -> Bool {
-        guard !magnitudeOnly, let vibration = vibrationFeature, values.count > vibration,
-              isSteady(values) else { return false }
+        guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values), isSteady(values) else { return false }
         let limit = max(stillVibration, noiseFloorMargin * min(noiseFloor, noiseFloorCap))
-        return values[vibration] < log10(limit)
+        return vibration < log10(limit)
     }
 
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
     static func isSteady(_ values: [Double]) -> Bool {
-        guard let move = gravityMoveFeature, let spread = orientationSpreadFeature,
-              values.count > max(move, spread) else { return false }
-        return values[move] < stillAngle && values[spread] < stillAngle
+        guard let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
+        else { return false }
+        return move < stillAngle && spread < stillAngle
     }
 
     /// A noisy sensor (a cheap part, low-power modes, 8-bit output) never shows less vibration
@@ -138,24 +137,20 @@ struct ActivityClassifier: Sendable {
     static let noiseFloorMargin = 1.5
     static let noiseFloorCap = 0.04
 
-    /// The lowest vibration (g) of the three-axis windows whose gravity direction held.
-    private(set) var noiseFloor = 0.0
-    private var noiseFloorSeen = false
+    /// The lowest vibration (g) of the three-axis windows whose gravity direction held; nil
+    /// before the first.
+    private(set) var noiseFloor: Double?
 
     private mutating func noteNoise(_ values: [Double], magnitudeOnly: Bool) {
-        guard !magnitudeOnly, Self.isSteady(values), let vibration = Self.vibrationFeature, values.count > vibration else { return }
-        let level = pow(10, values[vibration])
-        if !noiseFloorSeen || level < noiseFloor {
-            noiseFloor = level
-            noiseFloorSeen = true
-        }
+        guard !magnitudeOnly, Self.isSteady(values), let vibration = Self.vibrationFeature.value(in: values) else { return }
+        noiseFloor = min(noiseFloor ?? .infinity, pow(10, vibration))
     }
 
     /// Whether a window's |a| deviation and step rate are a runner's (`runningDeviation`,
     /// `runningStepRate`); |a| alone, so magnitude-only windows too.
     static func isRunning(_ values: [Double]) -> Bool {
-        guard let deviation = deviationFeature, let rate = stepRateFeature, values.count > max(deviation, rate) else { return false }
-        return values[deviation] >= log10(runningDeviation) && values[rate] >= runningStepRate
+        guard let deviation = deviationFeature.value(in: values), let rate = stepRateFeature.value(in: values) else { return false }
+        return deviation >= log10(runningDeviation) && rate >= runningStepRate
     }
 
     /// Feeds one window; returns the new state when it changed.
@@ -163,7 +158,7 @@ struct ActivityClassifier: Sendable {
         model.probabilities(features, into: &probabilities)
         noteNoise(features.values, magnitudeOnly: features.magnitudeOnly)
         let window = Window(end: features.windowEnd, magnitudeOnly: features.magnitudeOnly,
-                            still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor),
+                            still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
                             running: Self.isRunning(features.values))
         return decide(window, gait: Gait(gait))
     }

@@ -188,12 +188,13 @@ public struct MotionEngine: Sendable {
         let band = filter(magnitude)
         let detector = configuration.detector
         let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
+        let inLocomotion = classifier.locomotion >= Self.locomotionOn
         if let peak = peaks.feed(band, at: t, hysteresis: h) {
             features.notePeak(at: peak, swing: peaks.lastSwing)
-            gate.offer(peak, swing: peaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
+            gate.offer(peak, swing: peaks.lastSwing, locomotion: inLocomotion, steps: &credited)
         }
         if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h) {
-            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: classifier.locomotion >= Self.locomotionOn, steps: &credited)
+            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: inLocomotion, steps: &credited)
         }
         gate.advance(to: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }

@@ -38,10 +38,9 @@ struct StepGate: Sendable {
         /// The band's dominant frequency over 0.6-4 Hz (0.2 Hz resolution).
         var dominantFrequency: Double
 
-        // Looked up by name: the feature order belongs to the generated model.
-        private static let stepCorrelationIndex = WindowFeatures.names.firstIndex(of: "ac_step")
-        private static let stepLagIndex = WindowFeatures.names.firstIndex(of: "ac_step_lag")
-        private static let dominantFrequencyIndex = WindowFeatures.names.firstIndex(of: "dominant_hz")
+        private static let stepCorrelationFeature = NamedFeature("ac_step")
+        private static let stepLagFeature = NamedFeature("ac_step_lag")
+        private static let dominantFrequencyFeature = NamedFeature("dominant_hz")
 
         init(stepCorrelation: Double, stepLag: Double, dominantFrequency: Double) {
             self.stepCorrelation = stepCorrelation
@@ -51,10 +50,9 @@ struct StepGate: Sendable {
 
         /// The rhythm of one window's feature vector; nil when it lacks those features.
         init?(features values: [Double]) {
-            guard let correlation = Self.stepCorrelationIndex, let lag = Self.stepLagIndex,
-                  let frequency = Self.dominantFrequencyIndex,
-                  values.count > max(correlation, lag, frequency) else { return nil }
-            self.init(stepCorrelation: values[correlation], stepLag: values[lag], dominantFrequency: values[frequency])
+            guard let correlation = Self.stepCorrelationFeature.value(in: values), let lag = Self.stepLagFeature.value(in: values),
+                  let frequency = Self.dominantFrequencyFeature.value(in: values) else { return nil }
+            self.init(stepCorrelation: correlation, stepLag: lag, dominantFrequency: frequency)
         }
     }
 
@@ -201,9 +199,7 @@ struct StepGate: Sendable {
                 lastInterval /= 2
                 strideRun = true
             }
-            steps.append(t)
-            runSteps += 1
-            lastStep = t
+            creditStep(at: t, steps: &steps)
             return
         }
         if pendingCount > 0 {
@@ -211,10 +207,7 @@ struct StepGate: Sendable {
             if dt < p.minInterval { return }
             if dt > p.maxInterval { pendingCount = 0 }
         }
-        if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
-        pending[pendingCount] = t
-        pendingCount += 1
-        if locomotion { confirm(steps: &steps) }
+        appendCandidate(t, locomotion: locomotion, steps: &steps)
     }
 
     /// Offers a weak peak at time `t`: a band maximum that cleared only a fraction of the peak
@@ -232,19 +225,30 @@ struct StepGate: Sendable {
             guard pendingCount > 0, swing >= parameters.weakSwing * runSwing, let lag = window?.stepLag,
                   windowShowsCadence(lag), abs(t - pending[pendingCount - 1] - lag) <= parameters.weakRegularity * lag
             else { return }
-            if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
-            pending[pendingCount] = t
-            pendingCount += 1
-            if locomotion { confirm(steps: &steps) }
+            appendCandidate(t, locomotion: locomotion, steps: &steps)
             return
         }
         guard !strideRun, swing >= parameters.weakSwing * runSwing, windowShowsCadence(period) else { return }
         let dt = t - lastStep
         guard abs(dt - period) <= parameters.weakRegularity * period else { return }
         lastInterval = dt
+        creditStep(at: t, steps: &steps)
+    }
+
+    /// A step of the current run at `t`.
+    private mutating func creditStep(at t: Double, steps: inout [Double]) {
         steps.append(t)
         runSteps += 1
         lastStep = t
+    }
+
+    /// A candidate joins the chain waiting for confirmation (the oldest goes when it is full),
+    /// which is credited at once when the classifier already says locomotion.
+    private mutating func appendCandidate(_ t: Double, locomotion: Bool, steps: inout [Double]) {
+        if pendingCount == Self.capacity { dropOldest(keeping: Self.capacity - 1) }
+        pending[pendingCount] = t
+        pendingCount += 1
+        if locomotion { confirm(steps: &steps) }
     }
 
     /// The classifier calls the last window locomotion: credit the pending chain if it is
