@@ -23,13 +23,7 @@ struct AccuracyBenchCommand: ParsableCommand {
     @Option(help: "User height in metres for the stride model.")
     var height: Double?
 
-    @Option(help: "A fold model (JSON, written by scripts/train_motion_model.py) instead of the generated classifier.")
-    var model: String?
-
-    @Option(help: ArgumentHelp(
-        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped; the bouts/tempo/hole segments of a walk run with its fold's model too.",
-        valueName: "index"))
-    var folds: String?
+    @OptionGroup var classifier: ModelChoice
 
     @Flag(help: "Only print the totals, not one row per file.")
     var quiet = false
@@ -82,13 +76,10 @@ struct AccuracyBenchCommand: ParsableCommand {
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
         var configuration = MotionConfiguration(userHeight: height)
-        if let model { configuration.model = try Self.loadModel(model, tool: "stepbench accuracy") }
-        let foldModels = try folds.map { try Self.loadFolds($0, tool: "stepbench accuracy") }
+        let models = try classifier.load(tool: "stepbench accuracy")
         for entry in entries {
-            if let foldModels {
-                guard let fold = foldModels[entry.name] else { continue }
-                configuration.model = fold
-            }
+            guard let model = models.model(for: entry.name) else { continue }
+            configuration.model = model
             let path = directory + "/" + entry.name
             let loadStart = monotonicNow()
             let samples: [AccelSample]
@@ -122,7 +113,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             printFiles(results)
             printFalseSteps(results)
         }
-        if let folds {
+        if let folds = classifier.folds {
             print("\ncross-validated: each file counted with the fold model that held it out (\(folds)); \(results.count) of \(entries.count) files in a fold")
         }
         let ours = Score(results, estimate: \.steps)
@@ -302,11 +293,16 @@ struct AccuracyBenchCommand: ParsableCommand {
         }
     }
 
+    /// A model file written by the trainer (a fold model), as `MotionModel(json:)` reads it.
+    static func readModel(path: String) throws -> MotionModel {
+        let bytes = try RecordingReader.readAllBytes(path: path)
+        return try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+    }
+
     /// A fold model written by the trainer (`--model`); `tool` prefixes the error message.
     static func loadModel(_ path: String, tool: String) throws -> MotionModel {
         do {
-            let bytes = try RecordingReader.readAllBytes(path: path)
-            return try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+            return try readModel(path: path)
         } catch {
             printError("\(tool): \(path): \(error)")
             throw ExitCode(1)
@@ -329,10 +325,7 @@ struct AccuracyBenchCommand: ParsableCommand {
                     printError("\(tool): \(folds): '\(name)' needs a fold model file name (a string)")
                     throw ExitCode(1)
                 }
-                if models[file] == nil {
-                    let bytes = try RecordingReader.readAllBytes(path: folder + "/" + file)
-                    models[file] = try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
-                }
+                if models[file] == nil { models[file] = try readModel(path: folder + "/" + file) }
                 byRecording[name] = models[file]
             }
         } catch let exit as ExitCode {
@@ -381,6 +374,36 @@ struct AccuracyBenchCommand: ParsableCommand {
 
     static func printError(_ message: String) {
         try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array((message + "\n").utf8))
+    }
+}
+
+/// `--model` and `--folds` of `stepbench accuracy` and `stepbench robustness`: which classifier
+/// counts each recording.
+struct ModelChoice: ParsableArguments {
+    @Option(help: "A fold model (JSON, written by scripts/train_motion_model.py) instead of the generated classifier.")
+    var model: String?
+
+    @Option(help: ArgumentHelp(
+        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped (in `accuracy` the bouts/tempo/hole segments of a walk run with its fold's model too).",
+        valueName: "index"))
+    var folds: String?
+
+    /// The models chosen, loaded.
+    struct Models {
+        var base: MotionModel
+        var byRecording: [String: MotionModel]?
+
+        /// The model that counts the recording `name`; nil when `--folds` has no fold for it.
+        func model(for name: String) -> MotionModel? {
+            guard let byRecording else { return base }
+            return byRecording[name]
+        }
+    }
+
+    /// Loads `--model` and `--folds`; `tool` prefixes the error messages.
+    func load(tool: String) throws -> Models {
+        Models(base: try model.map { try AccuracyBenchCommand.loadModel($0, tool: tool) } ?? .generated,
+               byRecording: try folds.map { try AccuracyBenchCommand.loadFolds($0, tool: tool) })
     }
 }
 

@@ -16,13 +16,7 @@ struct RobustnessBenchCommand: ParsableCommand {
     @Argument(help: "Directories with *.csv[.gz] recordings and manifest.json (e.g. ../shared/data/recordings ../shared/data/activity); scored together.")
     var directories: [String]
 
-    @Option(help: "A fold model (JSON, written by scripts/train_motion_model.py) instead of the generated classifier.")
-    var model: String?
-
-    @Option(help: ArgumentHelp(
-        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR`; each file is counted with the fold model that held it out, files in no fold are skipped.",
-        valueName: "index"))
-    var folds: String?
+    @OptionGroup var classifier: ModelChoice
 
     @Option(help: "Seed of the random draws (noise, jitter, offsets, gains, rotations); each file's draw also depends on its name.")
     var seed: UInt64 = 1
@@ -62,17 +56,14 @@ struct RobustnessBenchCommand: ParsableCommand {
             t == .none || only.isEmpty || only.contains { t.label.contains($0) }
         }
         var configuration = MotionConfiguration()
-        if let model { configuration.model = try AccuracyBenchCommand.loadModel(model, tool: tool) }
-        let foldModels = try folds.map { try AccuracyBenchCommand.loadFolds($0, tool: tool) }
+        let models = try classifier.load(tool: tool)
         let start = monotonicNow()
         var results = [[AccuracyBenchCommand.FileResult]](repeating: [], count: chosen.count)
         var totalFiles = 0, totalSamples = 0
         for directory in directories {
             for entry in try AccuracyBenchCommand.loadManifest(directory, tool: tool) {
-                if let foldModels {
-                    guard let fold = foldModels[entry.name] else { continue }
-                    configuration.model = fold
-                }
+                guard let model = models.model(for: entry.name) else { continue }
+                configuration.model = model
                 let samples: [AccelSample]
                 do {
                     samples = try RecordingReader.read(path: directory + "/" + entry.name)
@@ -105,7 +96,7 @@ struct RobustnessBenchCommand: ParsableCommand {
         }
         let seconds = monotonicNow() - start
 
-        if let folds { print("cross-validated: each file counted with the fold model that held it out (\(folds))") }
+        if let folds = classifier.folds { print("cross-validated: each file counted with the fold model that held it out (\(folds))") }
         print("\(totalFiles) files of \(directories.joined(separator: ", ")), seed \(seed); false steps per hour of the files' (transformed) time;")
         print("activity as % of each label's time (still = stationary clips and recordings, vehicles = automotive); walking windows: 10 s windows")
         print("")
