@@ -170,7 +170,13 @@ struct ActivityClassifier: Sendable {
         return decide(window, gait: gait)
     }
 
+    /// The end of the last window whose state was automotive, nil before any: a rhythm that
+    /// starts soon after a drive must hold longer before the step gate counts it
+    /// (`StepGate.afterDrive`).
+    private(set) var lastVehicleTime: Double?
+
     private mutating func decide(_ window: Window, gait: Gait) -> ActivityState? {
+        defer { if state.kind == .automotive { lastVehicleTime = window.end } }
         if fresh {
             streakClass = -1
             automotiveWindows = 0

@@ -203,6 +203,7 @@ public struct MotionEngine: Sendable {
         }
         gate.window = StepGate.WindowCadence(features: features.values)
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
+        gate.vehicleTime = classifier.lastVehicleTime
         let locomotion = classifier.locomotion
         if locomotion >= Self.locomotionOn {
             gate.locomotionConfirmed(since: t - Double(WindowFeatures.windowLength) / Self.internalRate, steps: &credited)

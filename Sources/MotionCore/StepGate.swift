@@ -61,6 +61,27 @@ struct StepGate: Sendable {
     /// whether a long interval inside a run holds steps the band did not show as peaks.
     var window: WindowCadence?
 
+    /// When the activity state was last automotive (the end of that window), set by the engine
+    /// every window; nil before any drive.
+    var vehicleTime: Double?
+    /// The last candidate of the last confirmed chain: a walk after a drive ends its context.
+    private var confirmedTime = -Double.infinity
+
+    /// How long (s) after the state was last automotive a chain needs `afterDriveFactor` times
+    /// the regular candidates: the 3 min a still device stays automotive (a light, a jam).
+    static let afterDriveSeconds = ActivityClassifier.vehicleStop
+    static let afterDriveFactor = 2
+
+    /// Whether a chain whose last candidate is at `t` lies in a drive's context: the state was
+    /// automotive within `afterDriveSeconds` and no chain has been confirmed since. At the wheel
+    /// (steering, a bumpy road) the classifier, held out, calls a few seconds of a drive walking
+    /// with high confidence and 7 loosely regular peaks follow; a walk out of the car goes on
+    /// for far more than twice that and is credited whole once it has, with its own times.
+    func afterDrive(at t: Double) -> Bool {
+        guard let vehicle = vehicleTime else { return false }
+        return vehicle > confirmedTime && t - vehicle <= Self.afterDriveSeconds
+    }
+
     init(parameters: DetectorParameters) {
         self.parameters = parameters
         pending = [Double](repeating: 0, count: Self.capacity)
@@ -72,6 +93,7 @@ struct StepGate: Sendable {
         endRun()
         recentPeriod = 0
         recentPeriodTime = 0
+        confirmedTime = -Double.infinity
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -260,9 +282,10 @@ struct StepGate: Sendable {
 
     private mutating func confirm(steps: inout [Double]) {
         let p = parameters
-        let needed = p.confirmSteps
-        guard pendingCount >= needed else { return }
+        guard pendingCount > 0 else { return }
         let last = pendingCount - 1
+        let needed = afterDrive(at: pending[last]) ? min(Self.afterDriveFactor * p.confirmSteps, Self.capacity) : p.confirmSteps
+        guard pendingCount >= needed else { return }
         var first = pendingCount - needed
         let intervalCount = needed - 1
         let mean = (pending[last] - pending[first]) / Double(intervalCount)
@@ -280,6 +303,7 @@ struct StepGate: Sendable {
         // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
         while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
         walking = true
+        confirmedTime = pending[last]
         period = mean
         lastInterval = pending[last] - pending[last - 1]
         strideRun = isStride(mean, at: pending[last])

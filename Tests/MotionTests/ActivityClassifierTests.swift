@@ -129,6 +129,20 @@ import Testing
         #expect(run.state.kind == .stationary)
         #expect(run.state.start == 45 - 2.5)
     }
+
+    @Test func theLastAutomotiveWindowIsRemembered() {
+        // The step gate asks more of a rhythm right after a drive (`StepGate.afterDrive`).
+        var run = Run()
+        run.feed(.walking, windows: 10)
+        #expect(run.classifier.lastVehicleTime == nil)
+        run.feed(.automotive, windows: 40)
+        #expect(run.state.kind == .automotive)
+        #expect(run.classifier.lastVehicleTime == run.end - 1)
+        let drive = run.end - 1
+        run.feed(.walking, windows: 10)
+        #expect(run.state.kind == .walking)
+        #expect(run.classifier.lastVehicleTime.map { $0 >= drive && $0 < drive + 2 } == true)
+    }
 }
 
 /// `ActivityClassifier.isStill` on the features the engine computes.

@@ -549,10 +549,12 @@ private func gateSteps(_ peaks: [BandPeak], window: StepGate.WindowCadence?) -> 
     }
 }
 
-/// Peak times through the step gate, every window called locomotion and showing `window`.
-private func gateSteps(_ times: [Double], window: StepGate.WindowCadence) -> Int {
+/// Peak times through the step gate, every window called locomotion and showing `window`
+/// (nil: none yet), the activity state last automotive at `vehicleTime` (nil: never).
+private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehicleTime: Double? = nil) -> Int {
     var gate = StepGate(parameters: .fitted)
     gate.window = window
+    gate.vehicleTime = vehicleTime
     var credited: [Double] = []
     for t in times {
         gate.advance(to: t)
@@ -595,6 +597,38 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence) -> Int
         // 80 steps/min (0.75 s) before and after a stop: the same cadence, not twice it.
         let times = walkThenPeaks(pause: 10, interval: 0.75, period: 0.75)
         #expect(gateSteps(times, window: silent) == 140)
+    }
+}
+
+/// After a drive (the activity state automotive within 3 min) a chain needs twice the regular
+/// candidates: a few loosely regular peaks at the wheel are no walk, a walk out of the car is.
+@Suite struct DriveContext {
+    /// Peaks through the gate, every window called locomotion, the state last automotive at `drive`.
+    private func stepsAfterDrive(_ times: [Double], drive: Double?) -> Int {
+        gateSteps(times, window: nil, vehicleTime: drive)
+    }
+
+    /// Ten peaks 0.9 s apart with the jitter of steering (the held-out 36-minute drive's pattern).
+    private let wheel = [0.0, 0.85, 1.8, 2.62, 3.55, 4.4, 5.35, 6.2, 7.1, 7.95].map { 110 + $0 }
+
+    @Test func aShortRhythmAtTheWheelIsNoWalk() {
+        #expect(stepsAfterDrive(wheel, drive: 100) == 0)
+        // The same peaks with no drive before them are a 10-step bout.
+        #expect(stepsAfterDrive(wheel, drive: nil) == 10)
+    }
+
+    @Test func aWalkOutOfTheCarCountsWhole() {
+        let walk = (0..<40).map { 110 + 0.55 * Double($0) }
+        #expect(stepsAfterDrive(walk, drive: 100) == 40)
+    }
+
+    @Test func theDriveContextEndsWithAWalkOrAfterThreeMinutes() {
+        // 40 steps out of the car, a pause, then a 10-step bout: the walk ended the context.
+        let walk = (0..<40).map { 110 + 0.55 * Double($0) }
+        let bout = (0..<10).map { 150 + 0.5 * Double($0) }
+        #expect(stepsAfterDrive(walk + bout, drive: 100) == 50)
+        // Ten peaks more than 3 min after the last automotive window count as any bout.
+        #expect(stepsAfterDrive(wheel.map { $0 + 200 }, drive: 100) == 10)
     }
 }
 
