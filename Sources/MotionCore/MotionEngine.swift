@@ -201,7 +201,7 @@ public struct MotionEngine: Sendable {
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
-        gate.window = StepGate.WindowCadence(features: features.values)
+        gate.observe(StepGate.WindowCadence(features: features.values), end: t)
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         gate.vehicleTime = classifier.lastVehicleTime
         let locomotion = classifier.locomotion

@@ -667,3 +667,74 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
         #expect(throws: MotionModelError.self) { try MotionModel(json: model(looping)) }
     }
 }
+
+/// A run the classifier calls locomotion whose windows never show a gait (the band's stride
+/// repeat) nor, most of the time, its own rhythm is arm work: it ends after 35 s and chains then
+/// wait for a gait window. Peaks and windows (one a second from 5 s) go through the gate in
+/// time order, every window called locomotion.
+@Suite struct ArmWorkWithoutAGait {
+    private func steps(_ peaks: [Double], window: (Double) -> StepGate.WindowCadence) -> Int {
+        var gate = StepGate(parameters: .fitted)
+        var credited: [Double] = []
+        var next = 5.0
+        for t in peaks {
+            while next <= t {
+                gate.observe(window(next), end: next)
+                gate.locomotionConfirmed(since: next - 5, steps: &credited)
+                next += 1
+            }
+            gate.advance(to: t)
+            gate.offer(t, locomotion: true, steps: &credited)
+        }
+        return credited.count
+    }
+
+    /// 70 s of loosely regular peaks (0.5 / 0.7 / 0.55 / 0.65 s: a 0.6 s mean), from 1 s.
+    private let loose: [Double] = {
+        let intervals = [0.5, 0.7, 0.55, 0.65]
+        var times = [1.0]
+        while let last = times.last, last < 71 { times.append(last + intervals[times.count % 4]) }
+        return times
+    }()
+
+    /// Dressing held out: the band repeats weakly, at lags and a frequency that fit no period.
+    private func armWork(_ t: Double) -> StepGate.WindowCadence {
+        var window = StepGate.WindowCadence(stepCorrelation: 0.15, stepLag: 0.28, dominantFrequency: 3.4)
+        window.strideCorrelation = 0.3
+        return window
+    }
+
+    @Test func armWorkEndsAfterItsTimeAndStaysOff() {
+        let counted = steps(loose, window: armWork)
+        // About the peaks of the first 35 s of the run (it starts at 1 s), none after.
+        #expect(counted >= 55 && counted <= 62)
+        #expect(loose.count > 110)
+    }
+
+    @Test func aWalkThatShowsItsGaitCountsWhole() {
+        let counted = steps(loose) { t in
+            var window = armWork(t)
+            window.strideCorrelation = t.truncatingRemainder(dividingBy: 20) < 1 ? 0.8 : 0.3
+            return window
+        }
+        #expect(counted == loose.count)
+    }
+
+    @Test func aWalkThatShowsItsCadenceCountsWhole() {
+        // No stride repeat at all, but the dominant frequency is the step rate (1 / 0.6 s).
+        let counted = steps(loose) { _ in StepGate.WindowCadence(stepCorrelation: 0.1, stepLag: 0.28, dominantFrequency: 1.6) }
+        #expect(counted == loose.count)
+    }
+
+    @Test func aWalkAfterArmWorkCountsOnceItShowsItsGait() {
+        // The arm work above, a 5 s pause, then 60 steps 0.55 s apart whose windows show the gait
+        // from their fourth second: the walk is credited back whole.
+        let walk = (0..<60).map { 77 + 0.55 * Double($0) }
+        let counted = steps(loose + walk) { t in
+            var window = armWork(t)
+            if t >= 80 { window.strideCorrelation = 0.8 }
+            return window
+        }
+        #expect(counted == steps(loose, window: armWork) + 60)
+    }
+}
