@@ -48,6 +48,12 @@ public struct MotionEngine: Sendable {
     /// The same band with a fraction of the hysteresis: steps a confirmed run may take when the
     /// window shows its cadence (`StepGate.offerWeak`).
     private var weakPeaks = PeakPicker()
+    /// The wide band and its two pickers, read by the gate instead of the above while the
+    /// cadence is brisk (`TempoSelector`); unused when `fastLowpassHz` is 0.
+    private var fastFilter: GaitFilter
+    private var fastPeaks = PeakPicker()
+    private var fastWeakPeaks = PeakPicker()
+    private var tempo = TempoSelector()
     private var gate: StepGate
     private var classifier: ActivityClassifier
     private var started = false
@@ -73,6 +79,9 @@ public struct MotionEngine: Sendable {
         self.configuration = configuration
         strideModel = StrideModel(height: configuration.userHeight)
         filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
+        var wide = configuration.detector
+        wide.lowpassHz = wide.fastLowpassHz > 0 ? wide.fastLowpassHz : wide.lowpassHz
+        fastFilter = GaitFilter(parameters: wide, sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
         classifier = ActivityClassifier(start: 0, model: configuration.model)
         credited.reserveCapacity(64)
@@ -147,6 +156,10 @@ public struct MotionEngine: Sendable {
         filter.reset()
         peaks.reset()
         weakPeaks.reset()
+        fastFilter.reset()
+        fastPeaks.reset()
+        fastWeakPeaks.reset()
+        tempo.reset()
         gate.reset()
         features.reset()
         classifier.resetWindow()
@@ -189,12 +202,17 @@ public struct MotionEngine: Sendable {
         let detector = configuration.detector
         let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
         let inLocomotion = classifier.locomotion >= Self.locomotionOn
+        let narrow = !tempo.fast
+        // The features always see the 2.5 Hz band's peaks; the gate those of the band the tempo picked.
         if let peak = peaks.feed(band, at: t, hysteresis: h) {
             features.notePeak(at: peak, swing: peaks.lastSwing)
-            gate.offer(peak, swing: peaks.lastSwing, locomotion: inLocomotion, steps: &credited)
+            if narrow { gate.offer(peak, swing: peaks.lastSwing, locomotion: inLocomotion, steps: &credited) }
         }
-        if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h) {
+        if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h), narrow {
             gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: inLocomotion, steps: &credited)
+        }
+        if detector.fastLowpassHz > 0 {
+            offerWide(magnitude, at: t, locomotion: inLocomotion)
         }
         gate.advance(to: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }
@@ -202,12 +220,31 @@ public struct MotionEngine: Sendable {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
         gate.window = StepGate.WindowCadence(features: features.values)
+        if detector.fastLowpassHz > 0, let window = gate.window {
+            tempo.update(window, runPeriod: gate.walking ? gate.period : 0, parameters: detector)
+        }
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         let locomotion = classifier.locomotion
         if locomotion >= Self.locomotionOn {
             gate.locomotionConfirmed(since: t - Double(WindowFeatures.windowLength) / Self.internalRate, steps: &credited)
         } else if locomotion < Self.locomotionOff && gate.walking {
             gate.endRun()
+        }
+    }
+
+    /// The wide band's pickers run on every sample, so their state is current when the tempo
+    /// switches; their peaks reach the gate only while the cadence is brisk.
+    @inline(__always)
+    private mutating func offerWide(_ magnitude: Double, at t: Double, locomotion: Bool) {
+        let band = fastFilter(magnitude)
+        let detector = configuration.detector
+        let h = max(detector.hysteresisFloor, detector.hysteresisRelative * fastFilter.meanSquare.squareRoot())
+        let fast = tempo.fast
+        if let peak = fastPeaks.feed(band, at: t, hysteresis: h), fast {
+            gate.offer(peak, swing: fastPeaks.lastSwing, locomotion: locomotion, steps: &credited)
+        }
+        if detector.weakHysteresis > 0, let weak = fastWeakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h), fast {
+            gate.offerWeak(weak, swing: fastWeakPeaks.lastSwing, locomotion: locomotion, steps: &credited)
         }
     }
 
