@@ -43,16 +43,11 @@ public struct MotionEngine: Sendable {
 
     public let configuration: MotionConfiguration
     public let strideModel: StrideModel
-    private var filter: GaitFilter
-    private var peaks = PeakPicker()
-    /// The same band with a fraction of the hysteresis: steps a confirmed run may take when the
-    /// window shows its cadence (`StepGate.offerWeak`).
-    private var weakPeaks = PeakPicker()
-    /// The wide band and its two pickers, read by the gate instead of the above while the
-    /// cadence is brisk (`TempoSelector`); unused when `fastLowpassHz` is 0.
-    private var fastFilter: GaitFilter
-    private var fastPeaks = PeakPicker()
-    private var fastWeakPeaks = PeakPicker()
+    /// The 2.5 Hz gait band and its pickers: step candidates for the gate and the features.
+    private var narrowBand: BandPeaks
+    /// The wide band (`fastLowpassHz`), read by the gate instead while the cadence is brisk
+    /// (`TempoSelector`); not fed when `fastLowpassHz` is 0.
+    private var wideBand: BandPeaks
     private var tempo = TempoSelector()
     private var gate: StepGate
     private var classifier: ActivityClassifier
@@ -78,10 +73,10 @@ public struct MotionEngine: Sendable {
     public init(configuration: MotionConfiguration = .init()) {
         self.configuration = configuration
         strideModel = StrideModel(height: configuration.userHeight)
-        filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
-        var wide = configuration.detector
-        wide.lowpassHz = wide.fastLowpassHz > 0 ? wide.fastLowpassHz : wide.lowpassHz
-        fastFilter = GaitFilter(parameters: wide, sampleRate: Self.internalRate)
+        let detector = configuration.detector
+        narrowBand = BandPeaks(parameters: detector, lowpassHz: detector.lowpassHz, sampleRate: Self.internalRate)
+        wideBand = BandPeaks(parameters: detector, lowpassHz: detector.fastLowpassHz > 0 ? detector.fastLowpassHz : detector.lowpassHz,
+                             sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
         classifier = ActivityClassifier(start: 0, model: configuration.model)
         credited.reserveCapacity(64)
@@ -153,12 +148,8 @@ public struct MotionEngine: Sendable {
     }
 
     private mutating func restartDetector() {
-        filter.reset()
-        peaks.reset()
-        weakPeaks.reset()
-        fastFilter.reset()
-        fastPeaks.reset()
-        fastWeakPeaks.reset()
+        narrowBand.reset()
+        wideBand.reset()
         tempo.reset()
         gate.reset()
         features.reset()
@@ -198,24 +189,19 @@ public struct MotionEngine: Sendable {
     @inline(__always)
     private mutating func consume(x: Double, y: Double, z: Double, at t: Double) {
         let magnitude = (x * x + y * y + z * z).squareRoot()
-        let band = filter(magnitude)
         let detector = configuration.detector
-        let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
         let inLocomotion = classifier.locomotion >= Self.locomotionOn
-        let narrow = !tempo.fast
-        // The features always see the 2.5 Hz band's peaks; the gate those of the band the tempo picked.
-        if let peak = peaks.feed(band, at: t, hysteresis: h) {
-            features.notePeak(at: peak, swing: peaks.lastSwing)
-            if narrow { gate.offer(peak, swing: peaks.lastSwing, locomotion: inLocomotion, steps: &credited) }
-        }
-        if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h), narrow {
-            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: inLocomotion, steps: &credited)
-        }
+        let narrow = narrowBand.feed(magnitude, at: t)
+        // The features always see the 2.5 Hz band and its peaks; the gate the band the tempo picked.
+        if let peak = narrow.peak { features.notePeak(at: peak.t, swing: peak.swing) }
         if detector.fastLowpassHz > 0 {
-            offerWide(magnitude, at: t, locomotion: inLocomotion)
+            let wide = wideBand.feed(magnitude, at: t)
+            offer(tempo.fast ? wide : narrow, locomotion: inLocomotion)
+        } else {
+            offer(narrow, locomotion: inLocomotion)
         }
         gate.advance(to: t)
-        guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }
+        guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: narrow.band, at: t) else { return }
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
@@ -232,20 +218,10 @@ public struct MotionEngine: Sendable {
         }
     }
 
-    /// The wide band's pickers run on every sample, so their state is current when the tempo
-    /// switches; their peaks reach the gate only while the cadence is brisk.
     @inline(__always)
-    private mutating func offerWide(_ magnitude: Double, at t: Double, locomotion: Bool) {
-        let band = fastFilter(magnitude)
-        let detector = configuration.detector
-        let h = max(detector.hysteresisFloor, detector.hysteresisRelative * fastFilter.meanSquare.squareRoot())
-        let fast = tempo.fast
-        if let peak = fastPeaks.feed(band, at: t, hysteresis: h), fast {
-            gate.offer(peak, swing: fastPeaks.lastSwing, locomotion: locomotion, steps: &credited)
-        }
-        if detector.weakHysteresis > 0, let weak = fastWeakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h), fast {
-            gate.offerWeak(weak, swing: fastWeakPeaks.lastSwing, locomotion: locomotion, steps: &credited)
-        }
+    private mutating func offer(_ sample: BandPeaks.Sample, locomotion: Bool) {
+        if let peak = sample.peak { gate.offer(peak.t, swing: peak.swing, locomotion: locomotion, steps: &credited) }
+        if let weak = sample.weak { gate.offerWeak(weak.t, swing: weak.swing, locomotion: locomotion, steps: &credited) }
     }
 
     private mutating func takeUpdate() -> MotionUpdate? {

@@ -48,3 +48,49 @@ struct TempoSelector: Sendable {
         return abs(window.stepLag - period) <= tolerance * period || abs(window.stepLag - 2 * period) <= tolerance * 2 * period
     }
 }
+
+/// One gait band and its two peak pickers: step candidates at the full hysteresis and weak peaks
+/// at `weakHysteresis` of it (`StepGate.offerWeak`). The engine keeps two, the 2.5 Hz band and
+/// the wide one, fed with every sample, so either is current when the tempo switches.
+struct BandPeaks: Sendable {
+    private var filter: GaitFilter
+    private var peaks = PeakPicker()
+    private var weakPeaks = PeakPicker()
+    private let hysteresisFloor: Double
+    private let hysteresisRelative: Double
+    private let weakHysteresis: Double
+
+    /// What one sample gave: the band's value, a confirmed peak and a confirmed weak peak (times
+    /// and swings in g), if any.
+    struct Sample {
+        var band: Double
+        var peak: (t: Double, swing: Double)?
+        var weak: (t: Double, swing: Double)?
+    }
+
+    init(parameters: DetectorParameters, lowpassHz: Double, sampleRate: Double) {
+        var band = parameters
+        band.lowpassHz = lowpassHz
+        filter = GaitFilter(parameters: band, sampleRate: sampleRate)
+        hysteresisFloor = parameters.hysteresisFloor
+        hysteresisRelative = parameters.hysteresisRelative
+        weakHysteresis = parameters.weakHysteresis
+    }
+
+    mutating func reset() {
+        filter.reset()
+        peaks.reset()
+        weakPeaks.reset()
+    }
+
+    @inline(__always) mutating func feed(_ magnitude: Double, at t: Double) -> Sample {
+        let band = filter(magnitude)
+        let h = max(hysteresisFloor, hysteresisRelative * filter.meanSquare.squareRoot())
+        var sample = Sample(band: band)
+        if let peak = peaks.feed(band, at: t, hysteresis: h) { sample.peak = (peak, peaks.lastSwing) }
+        if weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: weakHysteresis * h) {
+            sample.weak = (weak, weakPeaks.lastSwing)
+        }
+        return sample
+    }
+}
