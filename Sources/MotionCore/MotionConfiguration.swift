@@ -70,13 +70,31 @@ public struct DetectorParameters: Sendable, Equatable {
     public var cadenceCorrelation: Double
     /// Relative agreement of the window's step lag and dominant frequency with the run's period.
     public var cadenceTolerance: Double
+    /// Upper edge (Hz) of the wide gait band whose peaks the gate reads while the cadence is
+    /// brisk (`TempoSelector`); 0 turns it off (the 2.5 Hz band always).
+    public var fastLowpassHz: Double
+    /// Dominant frequency of |a| (Hz) at or above which the cadence is brisk (120 steps/min)...
+    public var fastTempoHz: Double
+    /// ...and at or below which it is not any more (the gap keeps the choice from flickering).
+    public var slowTempoHz: Double
+    /// Windows in a row that must agree before the band changes.
+    public var tempoWindows: Int
+    /// A run counted at this step period (s) or longer keeps the narrow band (<= 133 steps/min).
+    public var slowRunPeriod: Double
+    /// The brisk cadence also needs the 2.5 Hz band to repeat at the dominant period or twice it:
+    /// step-lag autocorrelation at least this...
+    public var tempoCorrelation: Double
+    /// ...at a lag within this relative tolerance.
+    public var tempoTolerance: Double
 
     public init(
         lowpassHz: Double, baselineSeconds: Double, hysteresisFloor: Double, hysteresisRelative: Double,
         rmsSeconds: Double, minInterval: Double, maxInterval: Double, confirmSteps: Int,
         regularity: Double, periodGain: Double, fillMinPeriod: Double, maxIrregular: Int,
         maxSkippedPeriods: Double, refractory: Double, strideInterval: Double,
-        weakHysteresis: Double, weakSwing: Double, weakRegularity: Double, cadenceCorrelation: Double, cadenceTolerance: Double
+        weakHysteresis: Double, weakSwing: Double, weakRegularity: Double, cadenceCorrelation: Double, cadenceTolerance: Double,
+        fastLowpassHz: Double = 0, fastTempoHz: Double = 2.0, slowTempoHz: Double = 1.8, tempoWindows: Int = 2,
+        slowRunPeriod: Double = 0.45, tempoCorrelation: Double = 0.5, tempoTolerance: Double = 0.15
     ) {
         self.lowpassHz = lowpassHz
         self.baselineSeconds = baselineSeconds
@@ -98,6 +116,13 @@ public struct DetectorParameters: Sendable, Equatable {
         self.weakRegularity = weakRegularity
         self.cadenceCorrelation = cadenceCorrelation
         self.cadenceTolerance = cadenceTolerance
+        self.fastLowpassHz = fastLowpassHz
+        self.fastTempoHz = fastTempoHz
+        self.slowTempoHz = slowTempoHz
+        self.tempoWindows = max(tempoWindows, 1)
+        self.slowRunPeriod = slowRunPeriod
+        self.tempoCorrelation = tempoCorrelation
+        self.tempoTolerance = tempoTolerance
     }
 
     public static let fitted = DetectorParameters(
@@ -105,5 +130,7 @@ public struct DetectorParameters: Sendable, Equatable {
         rmsSeconds: 2.0, minInterval: 0.25, maxInterval: 1.5, confirmSteps: 7,
         regularity: 0.35, periodGain: 0.2, fillMinPeriod: 0.33, maxIrregular: 2,
         maxSkippedPeriods: 3, refractory: 0.55, strideInterval: 0.9,
-        weakHysteresis: 0.5, weakSwing: 0.3, weakRegularity: 0.25, cadenceCorrelation: 0.5, cadenceTolerance: 0.2)
+        weakHysteresis: 0.5, weakSwing: 0.3, weakRegularity: 0.25, cadenceCorrelation: 0.5, cadenceTolerance: 0.2,
+        fastLowpassHz: 3.5, fastTempoHz: 2.0, slowTempoHz: 1.8, tempoWindows: 2, slowRunPeriod: 0.45,
+        tempoCorrelation: 0.5, tempoTolerance: 0.15)
 }

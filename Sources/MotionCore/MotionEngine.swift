@@ -43,11 +43,12 @@ public struct MotionEngine: Sendable {
 
     public let configuration: MotionConfiguration
     public let strideModel: StrideModel
-    private var filter: GaitFilter
-    private var peaks = PeakPicker()
-    /// The same band with a fraction of the hysteresis: steps a confirmed run may take when the
-    /// window shows its cadence (`StepGate.offerWeak`).
-    private var weakPeaks = PeakPicker()
+    /// The 2.5 Hz gait band and its pickers: step candidates for the gate and the features.
+    private var narrowBand: BandPeaks
+    /// The wide band (`fastLowpassHz`), read by the gate instead while the cadence is brisk
+    /// (`TempoSelector`); not fed when `fastLowpassHz` is 0.
+    private var wideBand: BandPeaks
+    private var tempo = TempoSelector()
     private var gate: StepGate
     private var classifier: ActivityClassifier
     private var started = false
@@ -72,7 +73,10 @@ public struct MotionEngine: Sendable {
     public init(configuration: MotionConfiguration = .init()) {
         self.configuration = configuration
         strideModel = StrideModel(height: configuration.userHeight)
-        filter = GaitFilter(parameters: configuration.detector, sampleRate: Self.internalRate)
+        let detector = configuration.detector
+        narrowBand = BandPeaks(parameters: detector, lowpassHz: detector.lowpassHz, sampleRate: Self.internalRate)
+        wideBand = BandPeaks(parameters: detector, lowpassHz: detector.fastLowpassHz > 0 ? detector.fastLowpassHz : detector.lowpassHz,
+                             sampleRate: Self.internalRate)
         gate = StepGate(parameters: configuration.detector)
         classifier = ActivityClassifier(start: 0, model: configuration.model)
         credited.reserveCapacity(64)
@@ -144,9 +148,9 @@ public struct MotionEngine: Sendable {
     }
 
     private mutating func restartDetector() {
-        filter.reset()
-        peaks.reset()
-        weakPeaks.reset()
+        narrowBand.reset()
+        wideBand.reset()
+        tempo.reset()
         gate.reset()
         features.reset()
         classifier.resetWindow()
@@ -185,23 +189,26 @@ public struct MotionEngine: Sendable {
     @inline(__always)
     private mutating func consume(x: Double, y: Double, z: Double, at t: Double) {
         let magnitude = (x * x + y * y + z * z).squareRoot()
-        let band = filter(magnitude)
         let detector = configuration.detector
-        let h = max(detector.hysteresisFloor, detector.hysteresisRelative * filter.meanSquare.squareRoot())
         let inLocomotion = classifier.locomotion >= Self.locomotionOn
-        if let peak = peaks.feed(band, at: t, hysteresis: h) {
-            features.notePeak(at: peak, swing: peaks.lastSwing)
-            gate.offer(peak, swing: peaks.lastSwing, locomotion: inLocomotion, steps: &credited)
-        }
-        if detector.weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: detector.weakHysteresis * h) {
-            gate.offerWeak(weak, swing: weakPeaks.lastSwing, locomotion: inLocomotion, steps: &credited)
+        let narrow = narrowBand.feed(magnitude, at: t)
+        // The features always see the 2.5 Hz band and its peaks; the gate the band the tempo picked.
+        if let peak = narrow.peak { features.notePeak(at: peak.t, swing: peak.swing) }
+        if detector.fastLowpassHz > 0 {
+            let wide = wideBand.feed(magnitude, at: t)
+            offer(tempo.fast ? wide : narrow, locomotion: inLocomotion)
+        } else {
+            offer(narrow, locomotion: inLocomotion)
         }
         gate.advance(to: t)
-        guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: band, at: t) else { return }
+        guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: narrow.band, at: t) else { return }
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
         gate.observe(StepGate.WindowCadence(features: features.values), end: t)
+        if detector.fastLowpassHz > 0, let window = gate.window {
+            tempo.update(window, runPeriod: gate.walking ? gate.period : 0, parameters: detector)
+        }
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         gate.vehicleTime = classifier.lastVehicleTime
         let locomotion = classifier.locomotion
@@ -210,6 +217,12 @@ public struct MotionEngine: Sendable {
         } else if locomotion < Self.locomotionOff && gate.walking {
             gate.endRun()
         }
+    }
+
+    @inline(__always)
+    private mutating func offer(_ sample: BandPeaks.Sample, locomotion: Bool) {
+        if let peak = sample.peak { gate.offer(peak.t, swing: peak.swing, locomotion: locomotion, steps: &credited) }
+        if let weak = sample.weak { gate.offerWeak(weak.t, swing: weak.swing, locomotion: locomotion, steps: &credited) }
     }
 
     private mutating func takeUpdate() -> MotionUpdate? {

@@ -115,7 +115,7 @@ struct GaitBench {
             print(column("\(size)-step bouts: steps counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
                 + "(\(b.bouts) bouts, \(b.over) steps over)")
         }
-        for target in [80.0, 150.0] {
+        for target in [80.0, 150.0, 180.0] {
             let t = tempo(walks, target: target, details: details)
             print(column("walks at ~\(Int(target)) steps/min: MAPE %", 40) + column(fixedDecimal(t.mape, 2), 8)
                 + "(worst \(fixedDecimal(t.worst, 1)) % \(t.worstName), \(t.files) files)")

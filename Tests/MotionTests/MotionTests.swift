@@ -738,3 +738,75 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
         #expect(counted == steps(loose, window: armWork) + 60)
     }
 }
+
+/// The gait band follows the tempo: while the windows show a brisk cadence the step gate reads the
+/// wide band's peaks (`TempoSelector`, `DetectorParameters.fastLowpassHz`).
+@Suite struct TempoBand {
+    /// A window whose dominant frequency is `hz` and whose 2.5 Hz band repeats at `lag` s.
+    private func window(_ hz: Double, lag: Double, correlation: Double = 0.8) -> StepGate.WindowCadence {
+        StepGate.WindowCadence(stepCorrelation: correlation, stepLag: lag, dominantFrequency: hz)
+    }
+
+    @Test func aBriskCadenceMustHoldBeforeTheBandWidens() {
+        var tempo = TempoSelector()
+        tempo.update(window(2.6, lag: 0.4), runPeriod: 0, parameters: .fitted)
+        #expect(!tempo.fast)
+        // One slow window between brisk ones starts the count again: no flicker.
+        tempo.update(window(1.6, lag: 0.6), runPeriod: 0, parameters: .fitted)
+        tempo.update(window(2.6, lag: 0.4), runPeriod: 0, parameters: .fitted)
+        #expect(!tempo.fast)
+        tempo.update(window(2.6, lag: 0.76), runPeriod: 0, parameters: .fitted)
+        #expect(tempo.fast)
+        // Between the two thresholds the choice stays; only a slow cadence held narrows it.
+        tempo.update(window(2.0, lag: 0.5), runPeriod: 0.4, parameters: .fitted)
+        tempo.update(window(2.0, lag: 0.5), runPeriod: 0.4, parameters: .fitted)
+        #expect(tempo.fast)
+        tempo.update(window(1.4, lag: 0.72), runPeriod: 0.4, parameters: .fitted)
+        tempo.update(window(1.4, lag: 0.72), runPeriod: 0.4, parameters: .fitted)
+        #expect(!tempo.fast)
+    }
+
+    @Test func aSlowWalkWhoseSpectrumPeaksAtAHarmonicKeepsTheNarrowBand() {
+        // An 80 steps/min pocket walk: |a| peaks at 2.2 Hz (heel strike and push-off), its band
+        // repeats at the step (0.56-0.76 s), neither the dominant period nor twice it.
+        var tempo = TempoSelector()
+        for lag in [0.56, 0.76, 0.56, 0.76] { tempo.update(window(2.2, lag: lag, correlation: 0.3), runPeriod: 0, parameters: .fitted) }
+        #expect(!tempo.fast)
+        // Nor does a run counted at a slow step period widen it, whatever the spectrum shows.
+        for _ in 0..<4 { tempo.update(window(2.6, lag: 0.76), runPeriod: 0.75, parameters: .fitted) }
+        #expect(!tempo.fast)
+    }
+
+    /// A fixture walk time-scaled to `cadence` steps/min (its own cadence from its counted steps).
+    private func scaled(_ name: String, truth: Int, to cadence: Double) throws -> [AccelSample] {
+        let walk = try load(name)
+        let times = RecordingAnalysis.run(walk).stepTimes
+        let span = (times.last ?? 1) - (times.first ?? 0)
+        let scale = 60 * Double(truth) / span / cadence
+        return walk.map { AccelSample(t: $0.t * scale, x: $0.x, y: $0.y, z: $0.z) }
+    }
+
+    private var narrowOnly: MotionConfiguration {
+        var detector = DetectorParameters.fitted
+        detector.fastLowpassHz = 0
+        return MotionConfiguration(detector: detector)
+    }
+
+    @Test func aBriskWalkIsCountedOnTheWideBand() throws {
+        // The in-hand fixture walk at 180 steps/min (3 Hz steps, beyond the 2.5 Hz band's edge):
+        // the narrow band alone loses about one step in six, the wide band keeps all but the first.
+        let truth = 265
+        let samples = try scaled(realWalk, truth: truth, to: 180)
+        let wide = steps(samples), narrow = steps(samples, configuration: narrowOnly)
+        #expect(abs(wide - truth) <= truth * 6 / 100, "\(wide) of \(truth)")
+        #expect(wide - narrow >= truth * 5 / 100, "wide band \(wide), 2.5 Hz band only \(narrow)")
+    }
+
+    @Test func aSlowWalkIsNotDoubled() throws {
+        let truth = 265
+        let samples = try scaled(realWalk, truth: truth, to: 80)
+        let counted = steps(samples)
+        #expect(abs(counted - truth) <= truth * 5 / 100, "\(counted) of \(truth)")
+        #expect(counted == steps(samples, configuration: narrowOnly))
+    }
+}

@@ -1,0 +1,96 @@
+/// Which gait band the step gate reads its peaks from: the 2.5 Hz band, or a wider one
+/// (`DetectorParameters.fastLowpassHz`) once the windows show a brisk cadence.
+///
+/// Why two: at ~150 steps/min a step is a 2.5 Hz wave, right at the 2.5 Hz band's edge, where it
+/// is attenuated and its peaks sink under the hysteresis (and on the wrist the arm swing at half
+/// that frequency takes over the band: one peak per stride). A wider band everywhere lets slow
+/// walks show heel strike and push-off as two peaks (docs/motion.md, "Tempo and model size":
+/// 3.0 Hz fixed ~150 but broke ~80). So the wide band is read only while the cadence is brisk.
+///
+/// The cadence is the window's dominant frequency of |a| (0.6-4 Hz, not low-passed, so the band
+/// edge does not hide it). It must hold for `tempoWindows` windows in a row before the choice
+/// changes, with a gap between the two thresholds, so the choice does not flicker; and a run the
+/// gate counts at a slow step period keeps the narrow band whatever the spectrum says (a slow
+/// pocket walk's |a| can peak at twice its cadence, its heel strike and push-off).
+struct TempoSelector: Sendable {
+    private(set) var fast = false
+    private var streak = 0
+
+    mutating func reset() {
+        fast = false
+        streak = 0
+    }
+
+    /// One window's rhythm and the gate's step period (s; 0 outside a run).
+    mutating func update(_ window: StepGate.WindowCadence, runPeriod: Double, parameters p: DetectorParameters) {
+        let slowRun = runPeriod >= p.slowRunPeriod
+        let dominant = window.dominantFrequency
+        let wantsFast = fast ? dominant > p.slowTempoHz && !slowRun
+            : dominant >= p.fastTempoHz && !slowRun && Self.bandRepeats(window, parameters: p)
+        guard wantsFast != fast else {
+            streak = 0
+            return
+        }
+        streak += 1
+        if streak >= p.tempoWindows {
+            fast = wantsFast
+            streak = 0
+        }
+    }
+
+    /// Whether the 2.5 Hz band repeats at the dominant period or twice it (a step, or a stride
+    /// on the wrist), clearly: a slow pocket walk whose |a| peaks at a harmonic of its cadence
+    /// repeats at neither (its band repeats at the step or stride, 1.5-3 dominant periods).
+    static func bandRepeats(_ window: StepGate.WindowCadence, parameters p: DetectorParameters) -> Bool {
+        guard window.dominantFrequency > 0, window.stepCorrelation >= p.tempoCorrelation else { return false }
+        let period = 1 / window.dominantFrequency
+        let tolerance = p.tempoTolerance
+        return abs(window.stepLag - period) <= tolerance * period || abs(window.stepLag - 2 * period) <= tolerance * 2 * period
+    }
+}
+
+/// One gait band and its two peak pickers: step candidates at the full hysteresis and weak peaks
+/// at `weakHysteresis` of it (`StepGate.offerWeak`). The engine keeps two, the 2.5 Hz band and
+/// the wide one, fed with every sample, so either is current when the tempo switches.
+struct BandPeaks: Sendable {
+    private var filter: GaitFilter
+    private var peaks = PeakPicker()
+    private var weakPeaks = PeakPicker()
+    private let hysteresisFloor: Double
+    private let hysteresisRelative: Double
+    private let weakHysteresis: Double
+
+    /// What one sample gave: the band's value, a confirmed peak and a confirmed weak peak (times
+    /// and swings in g), if any.
+    struct Sample {
+        var band: Double
+        var peak: (t: Double, swing: Double)?
+        var weak: (t: Double, swing: Double)?
+    }
+
+    init(parameters: DetectorParameters, lowpassHz: Double, sampleRate: Double) {
+        var band = parameters
+        band.lowpassHz = lowpassHz
+        filter = GaitFilter(parameters: band, sampleRate: sampleRate)
+        hysteresisFloor = parameters.hysteresisFloor
+        hysteresisRelative = parameters.hysteresisRelative
+        weakHysteresis = parameters.weakHysteresis
+    }
+
+    mutating func reset() {
+        filter.reset()
+        peaks.reset()
+        weakPeaks.reset()
+    }
+
+    @inline(__always) mutating func feed(_ magnitude: Double, at t: Double) -> Sample {
+        let band = filter(magnitude)
+        let h = max(hysteresisFloor, hysteresisRelative * filter.meanSquare.squareRoot())
+        var sample = Sample(band: band)
+        if let peak = peaks.feed(band, at: t, hysteresis: h) { sample.peak = (peak, peaks.lastSwing) }
+        if weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: weakHysteresis * h) {
+            sample.weak = (weak, weakPeaks.lastSwing)
+        }
+        return sample
+    }
+}
