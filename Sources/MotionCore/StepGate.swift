@@ -344,16 +344,29 @@ struct StepGate: Sendable {
 
     /// The classifier calls the last window locomotion: credit the pending chain if it is
     /// regular and reaches into that window (`since`).
-    mutating func locomotionConfirmed(since: Double, steps: inout [Double]) {
+    /// `unsure`: the classifier leans to locomotion without reaching the gate's threshold
+    /// (`MotionEngine.locomotionUnsure`); the chain then needs `unsureFactor` times the regular
+    /// candidates.
+    mutating func locomotionConfirmed(since: Double, unsure: Bool = false, steps: inout [Double]) {
         guard !walking, pendingCount > 0, pending[pendingCount - 1] >= since else { return }
-        confirm(steps: &steps)
+        confirm(unsure: unsure, steps: &steps)
     }
 
-    private mutating func confirm(steps: inout [Double]) {
+    /// How many times the regular candidates a chain needs while the classifier is unsure
+    /// (locomotion between `MotionEngine.locomotionUnsure` and `locomotionOn`): 21 peaks in a
+    /// steady rhythm (15-30 s of a slow walk) are evidence of their own. The classifier gives
+    /// slow and in-hand walks that it has not seen 0.5-0.72 for minutes (in-sample the slowest
+    /// rieck walk, held out the Samsung in-hand walks of jamie), while the held-out daily life
+    /// that reaches it keeps no rhythm that long: at 2 (14 peaks) the in-sample daily-life
+    /// files gain 5-22 false steps per hour under noise, resampling and drift.
+    static let unsureFactor = 3
+
+    private mutating func confirm(unsure: Bool = false, steps: inout [Double]) {
         let p = parameters
         guard pendingCount > 0 else { return }
         let last = pendingCount - 1
-        let needed = afterDrive(at: pending[last]) ? min(Self.afterDriveFactor * p.confirmSteps, Self.capacity) : p.confirmSteps
+        let factor = max(unsure ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
+        let needed = min(factor * p.confirmSteps, Self.capacity)
         guard pendingCount >= needed else { return }
         var first = pendingCount - needed
         let intervalCount = needed - 1

@@ -810,3 +810,59 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
         #expect(counted == steps(samples, configuration: narrowOnly))
     }
 }
+
+/// While the classifier is unsure (locomotion between `MotionEngine.locomotionUnsure` and the
+/// gate's threshold) only a long, steady chain counts: `StepGate.unsureFactor` times the regular
+/// candidates. Peaks and windows (one a second) go through the gate in time order; no peak is
+/// offered as locomotion.
+@Suite struct UnsureLocomotion {
+    /// A window that shows no step rhythm at half the peak interval (so 1.1 s peaks are steps).
+    private let silent = StepGate.WindowCadence(stepCorrelation: 0.1, stepLag: 0.76, dominantFrequency: 1.0)
+
+    private func steps(_ peaks: [Double], unsure: Bool) -> Int {
+        var gate = StepGate(parameters: .fitted)
+        var credited: [Double] = []
+        var next = 1.0
+        for t in peaks {
+            while next <= t {
+                gate.observe(silent, end: next)
+                gate.locomotionConfirmed(since: next - 5, unsure: unsure, steps: &credited)
+                next += 1
+            }
+            gate.advance(to: t)
+            gate.offer(t, locomotion: false, steps: &credited)
+        }
+        gate.observe(silent, end: next)
+        gate.locomotionConfirmed(since: next - 5, unsure: unsure, steps: &credited)
+        return credited.count
+    }
+
+    private func peaks(_ count: Int, interval: Double = 1.1) -> [Double] {
+        (0..<count).map { 0.5 + interval * Double($0) }
+    }
+
+    @Test func aSlowSteadyWalkCountsWholeOnceItsRhythmIsLong() {
+        // 54 steps/min for 44 s: credited back to its first step once 21 peaks keep the rhythm.
+        #expect(steps(peaks(40), unsure: true) == 40)
+        #expect(steps(peaks(40), unsure: false) == 40)
+    }
+
+    @Test func aShortRhythmNeedsTheClassifier() {
+        let bout = peaks(20)
+        #expect(steps(bout, unsure: true) == 0)
+        #expect(steps(bout, unsure: false) == 20)
+        #expect(StepGate.unsureFactor * DetectorParameters.fitted.confirmSteps > 20)
+    }
+
+    @Test func aLooseRhythmIsNotCredited() {
+        // Arm work: 40 peaks whose intervals wander by up to 45 % around 1.1 s, two long ones in
+        // a row now and then (a lopsided gait alternates long and short).
+        let jitter = [0.45, 0.45, -0.3, -0.45, 0.2, 0.4, 0.3, -0.4, -0.4, 0.1]
+        var t = 0.5
+        let loose = (0..<40).map { k -> Double in
+            defer { t += 1.1 * (1 + jitter[k % jitter.count]) }
+            return t
+        }
+        #expect(steps(loose, unsure: true) == 0)
+    }
+}
