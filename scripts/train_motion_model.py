@@ -21,7 +21,9 @@ One command, one implementation: the feature vectors are the ones the Swift engi
    are left out).
 4. Fits two gradient-boosted tree ensembles (scikit-learn HistGradientBoostingClassifier): one on all
    features, one on the |a| features alone (magnitude-only input), and reports
-   leave-one-person-out and leave-one-source-out folds (Oxford, Bangle, rieck, ST): for each
+   leave-one-person-out and leave-one-source-out folds (Oxford, Bangle, rieck, ST), and
+   leave-one-activity-out folds (each daily-life, still or driving activity held out, every
+   walk trained on: a seen watch in an unseen activity): for each
    fold both models are fitted without the held-out group (and without its augmented copies)
    and scored on its real windows; the fold's model is also written as JSON and the Swift engine
    (`stepbench accuracy --model`) counts the steps of the held-out recordings with it, scored as
@@ -108,6 +110,21 @@ def person_of(name):
     if s == 'rieck': return 'rieck'
     if s == 'st': return 'st-' + name.split('-')[0]
     return 'synthetic'
+
+
+def activity_of(name, label):
+    """The daily-life or quiet activity of a non-walking recording, for the leave-one-activity-out
+    folds: the question they answer is how a watch the model has seen behaves in an activity it
+    has not (a held-out wearer brushes teeth, not the development set's dressing). Walks, runs,
+    rides and the synthetic recordings are in no such fold (always trained on): ''."""
+    if source_of(name) == 'synthetic' or label not in ('stationary', 'automotive', 'unknown'):
+        return ''
+    for part, group in [('pc-working', 'pc-work'), ('desk-working', 'desk-work'), ('dishwasher', 'dishes'),
+                        ('dressing', 'dressing'), ('shoe-laces', 'shoe-laces'), ('nosteps', 'bangle-nosteps'),
+                        ('hughb-work', 'bangle-work'), ('wrist-other', 'wrist-other')]:
+        if part in name:
+            return group
+    return {'stationary': 'still', 'automotive': 'drive'}.get(label, 'other')
 
 
 def read_csv(path):
@@ -379,14 +396,20 @@ enum MotionModelParameters {{
         f.write(text)
 
 
-def fold_steps(stepbench, pair, mcount, count, datasets, held_names, keep=None):
-    """Step counts of the held-out recordings by the Swift engine with the fold's model; with
-    `keep` (a path) the fold's model is also written there."""
-    import tempfile
+def model_json(pair, mcount, count):
+    """The two fitted models in the JSON form `MotionModel(json:)` reads (`stepbench --model`)."""
     model = {'classes': CLASSES, 'full': export(pair[0], count), 'magnitude_only': export(pair[1], mcount)}
     for part in model.values():
         if isinstance(part, dict):
             part['learning_rate'] = part.pop('rate')
+    return model
+
+
+def fold_steps(stepbench, pair, mcount, count, datasets, held_names, keep=None):
+    """Step counts of the held-out recordings by the Swift engine with the fold's model; with
+    `keep` (a path) the fold's model is also written there."""
+    import tempfile
+    model = model_json(pair, mcount, count)
     if keep:
         with open(keep, 'w') as f:
             json.dump(model, f)
@@ -526,6 +549,7 @@ def main():
     magnitude_flag = np.array(magnitude_flag)
     person = np.array([person_of(n) for n in origin])
     source = np.array([source_of(n) for n in origin])
+    activity = np.array([activity_of(n, CLASSES[c]) for n, c in zip(origin, y)])
     print(f'{len(y)} windows ({(~augmented_flag).sum()} real), {len(names)} features ({mcount} |a| only)', flush=True)
 
     def fit_pair(mask):
@@ -559,13 +583,14 @@ def main():
         print(f'  non-vehicle windows called automotive: {100 * np.mean(predicted[non_vehicle] == CLASSES.index("automotive")):.2f} %')
 
     if cv:
-        for fold_name, groups in [('leave one person out', person), ('leave one source out', source)]:
+        for fold_name, groups in [('leave one person out', person), ('leave one source out', source),
+                                  ('leave one activity out', activity)]:
             truth_all, pred_all = [], []
             counts = {}
             index = {}
             print(f'\n== {fold_name}', flush=True)
             for g in sorted(set(groups[~augmented_flag])):
-                if g == 'synthetic':
+                if g in ('synthetic', ''):
                     continue
                 held = (groups == g)
                 pair = fit_pair(~held)
@@ -596,6 +621,13 @@ def main():
     mag_e = export(pair[1], mcount)
     summary = f'{len(y)} windows from {len(real)} recordings and {len(augmented)} augmented ones (seed {SEED}).'
     write_swift(full_e, mag_e, summary)
+    if keep_folds:
+        # The model fitted on everything, as JSON: `stepbench accuracy DIR --model
+        # KEEP/in-sample.json` gives the in-sample figures of a candidate (another --seed or
+        # augmentation) without rebuilding the tools around the generated file.
+        os.makedirs(keep_folds, exist_ok=True)
+        with open(os.path.join(keep_folds, 'in-sample.json'), 'w') as f:
+            json.dump(model_json(pair, mcount, len(names)), f)
     print(f'\nwrote {os.path.relpath(OUT, ROOT)} ({len(full_e["feature"]) + len(mag_e["feature"])} nodes)')
 
 

@@ -6,7 +6,7 @@ import StepdModel
 
 enum MotionModelParameters {
     /// Digest of the sources the model depends on (`scripts/train_motion_model.py --check`).
-    static let sourceDigest = "5da9aed991d5b268"
+    static let sourceDigest = "aa295094e681fd3a"
     static let classes: [ActivityKind] = [.stationary, .walking, .running, .cycling, .automotive, .unknown]
     static let full = TreeEnsemble(
         classCount: 6, featureCount: 25,

@@ -384,7 +384,7 @@ struct ModelChoice: ParsableArguments {
     var model: String?
 
     @Option(help: ArgumentHelp(
-        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json or DIR/leave-one-source-out.json) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped (in `accuracy` the bouts/tempo/hole segments of a walk run with its fold's model too).",
+        "Cross-validated: an index written by `scripts/train_motion_model.py --keep-folds DIR` (DIR/leave-one-person-out.json, DIR/leave-one-source-out.json, or DIR/leave-one-activity-out.json: each daily-life, still or driving activity held out, walks in no fold) mapping each recording to the fold model that held it out; each file is counted with its fold's model, files in no fold are skipped (in `accuracy` the bouts/tempo/hole segments of a walk run with its fold's model too).",
         valueName: "index"))
     var folds: String?
 
