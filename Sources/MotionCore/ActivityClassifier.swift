@@ -19,6 +19,9 @@ import StepdModel
 ///   the 30 automotive windows of the onset; any other class, a magnitude-only stationary window
 ///   (|a| alone cannot tell a forearm resting on a desk from a hand on a wheel) or a gap does.
 ///   The automotive state then starts at the first automotive window of the evidence.
+/// - A forearm on a desk is not a car (see `isQuietTurn`): while half of the last minute's windows
+///   turn the gravity direction at rest-level vibration, the state leaves automotive, and while a
+///   fifth of them do it does not become automotive.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights) and other
 /// movement needs 30 windows. Confidence: the smoothed probability of the state's class, high
@@ -31,6 +34,8 @@ struct ActivityClassifier: Sendable {
         var magnitudeOnly: Bool
         var still: Bool
         var running = false
+        /// The gravity direction turns at rest-level vibration (`isQuietTurn`).
+        var quietTurn = false
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -72,6 +77,19 @@ struct ActivityClassifier: Sendable {
     /// walking keeps a foot on the ground and |a| within about 0.5 g of 1 g (90 % of walking
     /// windows below 0.55 g; none of the 16,693 walking windows of the recordings and clips past
     /// both limits). A walk played faster keeps its amplitude, so it stays walking.
+    /// A quiet turn: a three-axis window whose vibration is below `stillVibration` while its
+    /// gravity direction turns (not `isSteady`): a hand that moves without road vibration. A
+    /// moving vehicle keeps its device vibrating (the Bangle drives: 4 % of windows quiet turns,
+    /// at most 38 % of any minute, also a stop with the hand on the wheel); a forearm on a desk,
+    /// typing or on the mouse, turns at its sensor's noise (`bangle-hughb-work-0`: 29 % of its
+    /// windows, half or more of a minute in 13 % of its time). Over the last `quietTurnSpan`
+    /// windows, a share of `quietTurnExit` leaves automotive and a share of `quietTurnOnset`
+    /// withholds its onset (the evidence is kept, not reset). The absolute limit, not the noise
+    /// floor: a clip that starts in a moving car takes the road as its floor.
+    static let quietTurnSpan = 60
+    static let quietTurnExit = 0.5
+    static let quietTurnOnset = 0.2
+
     static let runningDeviation = 0.7
     static let runningStepRate = 2.5
 
@@ -91,9 +109,14 @@ struct ActivityClassifier: Sendable {
     private var automotiveWindows = 0
     private var automotiveStart = 0.0
     private var stillInVehicleSince: Double?
+    /// Whether each of the last `quietTurnSpan` windows was a quiet turn (a ring), and how many.
+    private var quietTurns: [Bool] = []
+    private var quietTurnNext = 0
+    private var quietTurnCount = 0
     private let walkingIndex: Int
     private let runningIndex: Int
     private let stationaryIndex: Int
+    private let unknownIndex: Int
     private let model: MotionModel
 
     init(start: Double, model: MotionModel) {
@@ -104,6 +127,7 @@ struct ActivityClassifier: Sendable {
         walkingIndex = MotionModel.index(of: .walking) ?? 0
         runningIndex = MotionModel.index(of: .running) ?? 0
         stationaryIndex = MotionModel.index(of: .stationary) ?? 0
+        unknownIndex = MotionModel.index(of: .unknown) ?? 0
     }
 
     /// After a gap the next window starts the smoothing and the streaks afresh: nothing is
@@ -120,6 +144,13 @@ struct ActivityClassifier: Sendable {
         guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values), isSteady(values) else { return false }
         let limit = max(stillVibration, noiseFloorMargin * min(noiseFloor, noiseFloorCap))
         return vibration < log10(limit)
+    }
+
+    /// Whether a three-axis window's gravity direction turns at rest-level vibration (below
+    /// `stillVibration`; see `quietTurnSpan`).
+    static func isQuietTurn(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+        guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values) else { return false }
+        return vibration < log10(stillVibration) && !isSteady(values)
     }
 
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
@@ -159,7 +190,8 @@ struct ActivityClassifier: Sendable {
         noteNoise(features.values, magnitudeOnly: features.magnitudeOnly)
         let window = Window(end: features.windowEnd, magnitudeOnly: features.magnitudeOnly,
                             still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
-                            running: Self.isRunning(features.values))
+                            running: Self.isRunning(features.values),
+                            quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly))
         return decide(window, gait: Gait(gait))
     }
 
@@ -180,7 +212,11 @@ struct ActivityClassifier: Sendable {
         if fresh {
             streakClass = -1
             automotiveWindows = 0
+            quietTurns.removeAll(keepingCapacity: true)
+            quietTurnNext = 0
+            quietTurnCount = 0
         }
+        noteQuietTurn(window.quietTurn)
         for k in 0..<probabilities.count {
             smoothed[k] = fresh ? probabilities[k] : 0.5 * smoothed[k] + 0.5 * probabilities[k]
         }
@@ -225,6 +261,14 @@ struct ActivityClassifier: Sendable {
                 return nil
             }
             stillInVehicleSince = nil
+            if quietTurnShare >= Self.quietTurnExit {
+                // A hand moving at rest: no road under it. The evidence starts afresh.
+                automotiveWindows = 0
+                let left = kind == .automotive ? ActivityKind.unknown : kind
+                let q = kind == .automotive ? max(smoothed[unknownIndex], 0.55) : p
+                let leftConfidence: ActivityConfidence = q >= 0.8 ? .high : q >= 0.55 ? .medium : .low
+                return change(to: ActivityState(kind: left, confidence: leftConfidence, start: max(windowMiddle, state.start)))
+            }
             if kind == .automotive {
                 return confidence > state.confidence ? change(to: ActivityState(kind: .automotive, confidence: confidence, start: state.start)) : nil
             }
@@ -242,6 +286,7 @@ struct ActivityClassifier: Sendable {
         case .unknown: needed = 4
         }
         guard (kind == .automotive ? automotiveWindows : streakWindows) >= needed else { return nil }
+        if kind == .automotive && quietTurnShare >= Self.quietTurnOnset { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
@@ -257,6 +302,21 @@ struct ActivityClassifier: Sendable {
             if state.kind == .stationary { earliest = min(earliest, start) }
         }
         return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, earliest)))
+    }
+
+    /// The share of the last `quietTurnSpan` windows that were quiet turns (of the span, also
+    /// before it has filled).
+    private var quietTurnShare: Double { Double(quietTurnCount) / Double(Self.quietTurnSpan) }
+
+    private mutating func noteQuietTurn(_ quietTurn: Bool) {
+        if quietTurns.count < Self.quietTurnSpan {
+            quietTurns.append(quietTurn)
+        } else {
+            if quietTurns[quietTurnNext] { quietTurnCount -= 1 }
+            quietTurns[quietTurnNext] = quietTurn
+            quietTurnNext = (quietTurnNext + 1) % Self.quietTurnSpan
+        }
+        if quietTurn { quietTurnCount += 1 }
     }
 
     private mutating func change(to new: ActivityState) -> ActivityState? {

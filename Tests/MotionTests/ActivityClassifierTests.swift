@@ -11,11 +11,14 @@ import Testing
         var end = 5.0
         var changes: [ActivityState] = []
 
-        mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false) {
+        /// `quietTurnEvery`: every so many windows (counting from the first) is a quiet turn.
+        mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false,
+                           quietTurnEvery: Int = 0) {
             let others = 0.1 / Double(MotionModel.classes.count - 1)
             let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
-            for _ in 0..<windows {
-                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running)
+            for i in 0..<windows {
+                let quietTurn = quietTurnEvery > 0 && i % quietTurnEvery == 0
+                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running, quietTurn: quietTurn)
                 let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
                     changes.append(change)
@@ -130,6 +133,41 @@ import Testing
         #expect(run.state.start == 45 - 2.5)
     }
 
+    @Test func aForearmTurningAtRestLeavesAutomotive() {
+        // The model keeps calling it a car, but every other window the gravity direction turns
+        // without vibration: once half of a minute's windows do, the state is no longer automotive.
+        var desk = Run()
+        desk.feed(.automotive, windows: 40)
+        #expect(desk.state.kind == .automotive)
+        desk.feed(.automotive, windows: 100, quietTurnEvery: 2)
+        #expect(desk.state.kind == .unknown)
+        #expect(desk.state.confidence == .medium)
+        // A drive with a quiet turn every third window (a third of a minute) stays a drive.
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        drive.feed(.automotive, windows: 200, quietTurnEvery: 3)
+        #expect(drive.state.kind == .automotive)
+        #expect(drive.changes.count == 1)
+    }
+
+    @Test func quietTurnsWithholdTheAutomotiveOnset() {
+        // Every other window a quiet turn: 40 automotive windows are not a drive yet ...
+        var run = Run()
+        run.feed(.automotive, windows: 40, quietTurnEvery: 2)
+        #expect(run.state.kind != .automotive)
+        run.feed(.automotive, windows: 30)
+        #expect(run.state.kind != .automotive)
+        // ... and the evidence is kept: once fewer than a fifth of the last minute's windows
+        // turn at rest (10 of 60 after 40 plain ones), the drive starts at its first window.
+        run.feed(.automotive, windows: 10)
+        #expect(run.state.kind == .automotive)
+        #expect(run.state.start == 2.5)
+        // One in ten does not withhold it.
+        var drive = Run()
+        drive.feed(.automotive, windows: 30, quietTurnEvery: 10)
+        #expect(drive.state.kind == .automotive)
+    }
+
     @Test func theLastAutomotiveWindowIsRemembered() {
         // The step gate asks more of a rhythm right after a drive (`StepGate.afterDrive`).
         var run = Run()
@@ -211,6 +249,18 @@ import Testing
         let stationary = analysis.activities.filter { $0.kind == .stationary }.reduce(0) { $0 + $1.end - $1.start }
         #expect(stationary >= 0.8 * 120)
         #expect(analysis.steps == 0)
+    }
+
+    @Test func aWristTurningWithoutVibrationIsAQuietTurn() {
+        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        #expect(ActivityClassifier.isQuietTurn(turning.values, magnitudeOnly: false))
+        // At rest the direction holds; on a road it turns with vibration: neither is one.
+        let rest = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
+        #expect(!ActivityClassifier.isQuietTurn(rest.values, magnitudeOnly: false))
+        let road = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t) + 0.03 * sin(2 * .pi * 11 * t)) }
+        #expect(!ActivityClassifier.isQuietTurn(road.values, magnitudeOnly: false))
+        let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        #expect(!ActivityClassifier.isQuietTurn(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func magnitudeOnlyInputIsNeverStill() {
