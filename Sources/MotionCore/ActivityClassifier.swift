@@ -242,7 +242,7 @@ struct ActivityClassifier: Sendable {
             streakWindows = 1
         }
         let kind = MotionModel.classes[best]
-        let confidence: ActivityConfidence = p >= 0.8 ? .high : p >= 0.55 ? .medium : .low
+        let confidence = Self.confidence(of: p)
 
         if kind == .automotive {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
@@ -265,8 +265,7 @@ struct ActivityClassifier: Sendable {
                 // A hand moving at rest: no road under it. The evidence starts afresh.
                 automotiveWindows = 0
                 let left = kind == .automotive ? ActivityKind.unknown : kind
-                let q = kind == .automotive ? max(smoothed[unknownIndex], 0.55) : p
-                let leftConfidence: ActivityConfidence = q >= 0.8 ? .high : q >= 0.55 ? .medium : .low
+                let leftConfidence = Self.confidence(of: kind == .automotive ? max(smoothed[unknownIndex], 0.55) : p)
                 return change(to: ActivityState(kind: left, confidence: leftConfidence, start: max(windowMiddle, state.start)))
             }
             if kind == .automotive {
@@ -302,6 +301,11 @@ struct ActivityClassifier: Sendable {
             if state.kind == .stationary { earliest = min(earliest, start) }
         }
         return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, earliest)))
+    }
+
+    /// The confidence of a smoothed probability: high from 0.8, medium from 0.55.
+    private static func confidence(of probability: Double) -> ActivityConfidence {
+        probability >= 0.8 ? .high : probability >= 0.55 ? .medium : .low
     }
 
     /// The share of the last `quietTurnSpan` windows that were quiet turns (of the span, also

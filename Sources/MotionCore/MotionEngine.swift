@@ -216,10 +216,11 @@ public struct MotionEngine: Sendable {
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         gate.vehicleTime = classifier.lastVehicleTime
         let locomotion = classifier.locomotion
+        let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {
-            gate.locomotionConfirmed(since: t - Double(WindowFeatures.windowLength) / Self.internalRate, steps: &credited)
+            gate.locomotionConfirmed(since: windowStart, steps: &credited)
         } else if locomotion >= Self.locomotionUnsure {
-            gate.locomotionConfirmed(since: t - Double(WindowFeatures.windowLength) / Self.internalRate, unsure: true, steps: &credited)
+            gate.locomotionConfirmed(since: windowStart, unsure: true, steps: &credited)
         } else if locomotion < Self.locomotionOff && gate.walking {
             gate.endRun()
         }

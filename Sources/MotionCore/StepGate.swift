@@ -59,6 +59,17 @@ struct StepGate: Sendable {
             self.init(stepCorrelation: correlation, stepLag: lag, dominantFrequency: frequency)
             strideCorrelation = Self.strideCorrelationFeature.value(in: values) ?? 0
         }
+
+        /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the
+        /// stronger repeat), each within `tolerance` of itself.
+        func lagMatches(_ period: Double, tolerance: Double) -> Bool {
+            abs(stepLag - period) <= tolerance * period || abs(stepLag - 2 * period) <= tolerance * 2 * period
+        }
+
+        /// Whether the dominant frequency is the rate of `period`, within `tolerance`.
+        func frequencyMatches(_ period: Double, tolerance: Double) -> Bool {
+            abs(dominantFrequency * period - 1) <= tolerance
+        }
     }
 
     /// The last window's step rhythm: whether a slow peak train is one peak per stride or per
@@ -99,9 +110,8 @@ struct StepGate: Sendable {
     /// walk keeps its cadence visible in most windows even where one reading wanders.
     func windowKeepsRhythm(_ period: Double) -> Bool {
         guard let evidence = window, period > 0 else { return false }
-        let lagFits = abs(evidence.stepLag - period) <= 0.2 * period || abs(evidence.stepLag - 2 * period) <= 0.4 * period
-        let frequencyFits = abs(evidence.dominantFrequency * period - 1) <= 0.2 || abs(evidence.dominantFrequency * 2 * period - 1) <= 0.2
-        return (evidence.stepCorrelation >= 0.2 && lagFits) || frequencyFits
+        let frequencyFits = evidence.frequencyMatches(period, tolerance: 0.2) || evidence.frequencyMatches(2 * period, tolerance: 0.2)
+        return (evidence.stepCorrelation >= 0.2 && evidence.lagMatches(period, tolerance: 0.2)) || frequencyFits
     }
 
     /// Takes the last window's rhythm (the engine, every window). A walk's band repeats stride
@@ -210,7 +220,7 @@ struct StepGate: Sendable {
         if let evidence = window {
             if evidence.stepCorrelation >= 0.3 && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2 { return true }
             if evidence.stepCorrelation >= Self.strongStepCorrelation && abs(evidence.stepLag - interval) <= 0.2 * interval
-                && abs(evidence.dominantFrequency * interval - 1) <= 0.2 { return false }
+                && evidence.frequencyMatches(interval, tolerance: 0.2) { return false }
         } else if interval >= parameters.strideInterval {
             return true
         }
@@ -226,11 +236,8 @@ struct StepGate: Sendable {
     func windowShowsCadence(_ period: Double) -> Bool {
         guard let evidence = window, parameters.cadenceCorrelation < 1 else { return false }
         let tolerance = parameters.cadenceTolerance
-        // The best step lag may be the stride (two periods) when it is the stronger repeat.
-        let lagFits = abs(evidence.stepLag - period) <= tolerance * period
-            || abs(evidence.stepLag - 2 * period) <= tolerance * 2 * period
-        return evidence.stepCorrelation >= parameters.cadenceCorrelation && lagFits
-            && abs(evidence.dominantFrequency * period - 1) <= tolerance
+        return evidence.stepCorrelation >= parameters.cadenceCorrelation && evidence.lagMatches(period, tolerance: tolerance)
+            && evidence.frequencyMatches(period, tolerance: tolerance)
     }
 
     /// Cadence of the current run in steps per second, nil outside a run.

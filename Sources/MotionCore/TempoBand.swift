@@ -43,9 +43,7 @@ struct TempoSelector: Sendable {
     /// repeats at neither (its band repeats at the step or stride, 1.5-3 dominant periods).
     static func bandRepeats(_ window: StepGate.WindowCadence, parameters p: DetectorParameters) -> Bool {
         guard window.dominantFrequency > 0, window.stepCorrelation >= p.tempoCorrelation else { return false }
-        let period = 1 / window.dominantFrequency
-        let tolerance = p.tempoTolerance
-        return abs(window.stepLag - period) <= tolerance * period || abs(window.stepLag - 2 * period) <= tolerance * 2 * period
+        return window.lagMatches(1 / window.dominantFrequency, tolerance: p.tempoTolerance)
     }
 }
 
