@@ -58,8 +58,14 @@ public final class RPCDispatcher {
     /// Requests read from a connection while its earlier answers are unread; answered in order
     /// once it has read them (its input is not read meanwhile, so this stays one read chunk).
     private var heldLines: [ConnectionID: [[UInt8]]] = [:]
-    /// Notifications that must follow the answer being built (a `steps.subscribe` with `from`).
-    private var afterAnswer: [[UInt8]] = []
+    /// Notifications that must follow the answer being built: a `steps.subscribe` with `from`,
+    /// and whatever the request itself made the agent publish (a `samples.add` reaches the disk
+    /// and the ledger reports `ledger.changed` while the answer is still being built), so the
+    /// requester reads its answer before the news it caused.
+    private var afterAnswer: [RPCOutput] = []
+    /// True while a request line is being answered; notifications published meanwhile wait in
+    /// `afterAnswer`.
+    private var answering = false
     /// A connection with this much answer output unread gets its next request held.
     public static let holdRequestsAboveBytes = 65_536
 
@@ -131,6 +137,8 @@ public final class RPCDispatcher {
     private func answerLine(_ bytes: [UInt8], from id: ConnectionID, now: Double) -> [RPCOutput] {
         guard let peer = peers[id] else { return [] }
         afterAnswer.removeAll()
+        answering = true
+        defer { answering = false }
         var outputs: [RPCOutput] = []
         switch RPCIncoming.decode(line: bytes[...], limits: jsonLimits) {
         case .unparsable(let error):
@@ -159,7 +167,7 @@ public final class RPCDispatcher {
                 outputs.append(.answer(id, line))
             }
         }
-        outputs += afterAnswer.map { .notification(id, $0) }
+        outputs += afterAnswer
         afterAnswer.removeAll()
         return outputs
     }
@@ -264,7 +272,7 @@ public final class RPCDispatcher {
             // CMPedometer's startUpdates(from:) reports the steps since `from` at once.
             let notice = StepsUpdateNotice(subscription: subscription, steps: earlier.steps, start: startedAt, end: now,
                                            distanceMeters: earlier.distanceMeters)
-            afterAnswer.append(RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: notice.json).json.serialized())
+            afterAnswer.append(.notification(id, RPCNotification(method: RPCNotificationMethod.stepsUpdate, params: notice.json).json.serialized()))
         }
         return SubscribeResult(subscription: subscription)
     }
@@ -297,6 +305,14 @@ public final class RPCDispatcher {
 
     // MARK: - Notifications
 
+    /// Notifications published while a request is being answered (the service calling back
+    /// into the agent's publishers) wait until after that answer; otherwise they go out now.
+    private func deliver(_ notifications: [RPCOutput]) -> [RPCOutput] {
+        guard answering else { return notifications }
+        afterAnswer += notifications
+        return []
+    }
+
     /// The agent's running step total (and distance in metres since start, when known). Each
     /// steps subscription gets `steps.update` once `update_on` more steps have accumulated
     /// since its last notification.
@@ -325,7 +341,7 @@ public final class RPCDispatcher {
                                        distanceBaseline: distanceBaseline)
             subscriptions[id] = subscription
         }
-        return outputs
+        return deliver(outputs)
     }
 
     /// `activity.update` to every activity subscription.
@@ -340,7 +356,7 @@ public final class RPCDispatcher {
             outputs.append(.notification(subscription.connection,
                                          RPCNotification(method: RPCNotificationMethod.activityUpdate, params: .object(params)).json.serialized()))
         }
-        return outputs
+        return deliver(outputs)
     }
 
     /// `ledger.changed` to every ledger subscription: records reached the disk.
@@ -353,6 +369,6 @@ public final class RPCDispatcher {
             outputs.append(.notification(subscription.connection,
                                          RPCNotification(method: RPCNotificationMethod.ledgerChanged, params: notice.json).json.serialized()))
         }
-        return outputs
+        return deliver(outputs)
     }
 }

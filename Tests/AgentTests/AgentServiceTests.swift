@@ -225,20 +225,26 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
         #expect(try memory.errorCode(.unsubscribe, ["subscription": activity]) == RPCError.invalidParamsCode)
     }
 
-    /// The wiring in `Agent.attach`: a change the ledger reports reaches ledger subscribers.
-    @Test func ledgerChangesReachLedgerSubscribers() throws {
+    /// The wiring in `Agent.attach`: a change the ledger reports reaches ledger subscribers, and
+    /// a change the subscriber's own request caused follows that request's answer (the ledger
+    /// reports it while the answer is being built; sent at once it would overtake the answer).
+    @Test func ledgerChangesReachLedgerSubscribersAfterTheAnswer() throws {
         let memory = try InMemoryAgent()
         let notifications = DispatchedNotifications(memory.dispatcher)
         memory.agent.attach(notifications: notifications)
         let subscription = try #require(try memory.result(.ledgerSubscribe)["subscription"])
         #expect(try notifications.lines().isEmpty)
-        let added = try memory.result(.samplesAdd, sample("app:phone", start: pastMinute(100), minutes: 5, steps: 50))
-        let anchor = try #require(added["samples"]?.arrayValue?.first?["id"]?.stringValue.flatMap { Int64($0) })
-        let lines = try notifications.lines()
-        #expect(lines.map { $0["method"] } == ["ledger.changed"])
-        #expect(lines.first?.value(atPath: "params.subscription") == subscription)
-        #expect(lines.first?.value(atPath: "params.reasons") == ["add"])
-        #expect(lines.first?.value(atPath: "params.latest_anchor") == .int64(anchor))
+        let lines = try memory.exchange(.samplesAdd, sample("app:phone", start: pastMinute(100), minutes: 5, steps: 50))
+        #expect(try notifications.lines().isEmpty, "published ahead of the answer")
+        try #require(lines.count == 2, "expected the answer, then ledger.changed: \(lines.map(\.jsonText))")
+        let anchor = try #require(lines[0].value(atPath: "result.samples")?.arrayValue?.first?["id"]?.stringValue.flatMap { Int64($0) })
+        #expect(lines[1]["method"] == "ledger.changed")
+        #expect(lines[1].value(atPath: "params.subscription") == subscription)
+        #expect(lines[1].value(atPath: "params.reasons") == ["add"])
+        #expect(lines[1].value(atPath: "params.latest_anchor") == .int64(anchor))
+        // A change no request caused (the agent's own checkpoint) goes out at once.
+        #expect(memory.dispatcher.publishLedgerChange(reasons: [.checkpoint], latestAnchor: anchor + 1).count == 1)
+        #expect(try memory.exchange(.status).count == 1)
     }
 
     @Test func externalSamplesAddListDelete() throws {

@@ -112,7 +112,7 @@ import Testing
             try client.sendRaw(example.request.serialized() + [0x0A])
             let awaitsAnswer = (example.request.arrayValue ?? [example.request]).contains { $0["id"] != nil }
             var received: [JSONValue] = []
-            for expected in example.expected {
+            for (position, expected) in example.expected.enumerated() {
                 let isNotification = expected["method"] != nil && expected["id"] == nil
                 if isNotification, let index = queued.firstIndex(where: { $0["method"] == expected["method"] }) {
                     received.append(queued.remove(at: index))
@@ -126,6 +126,12 @@ import Testing
                     if messageIsNotification == isNotification && (!isNotification || message["method"] == expected["method"]) {
                         received.append(message)
                         break
+                    }
+                    // The documented order is part of the example: a notification documented
+                    // after this answer must not overtake it.
+                    if messageIsNotification && !isNotification
+                        && example.expected[(position + 1)...].contains(where: { $0["id"] == nil && $0["method"] == message["method"] }) {
+                        failures.append("docs/protocol.md:\(example.line) \(example.request.jsonText)\n  \(message.jsonText) arrived before the answer")
                     }
                     queued.append(message)
                 }
