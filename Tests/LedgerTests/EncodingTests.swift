@@ -1,4 +1,5 @@
 import Ledger
+import POSIXLayer
 import StepdModel
 import Testing
 
@@ -43,6 +44,25 @@ import Testing
                     damaged[index] = value
                     if case .success = RecordCodec.decode(damaged) { Issue.record("byte \(value) at \(index) accepted") }
                 }
+            }
+        }
+    }
+
+    /// "A documented example is a test": the record lines docs/ledger.md shows decode (checksum
+    /// included) and are the canonical spelling of what they decode to.
+    @Test func documentedRecordsDecode() throws {
+        let repository = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let text = String(decoding: try FileSystem.readFile("/" + repository + "/docs/ledger.md"), as: UTF8.self)
+        let examples = text.split(separator: "\n").filter { $0.hasPrefix("S1 ") && $0.dropFirst(3).first?.isNumber == true }
+        #expect(examples.count >= 3)
+        for example in examples {
+            switch RecordCodec.decode(Array(example.utf8)) {
+            case .success(let record):
+                #expect(String(decoding: RecordCodec.encode(record).dropLast(), as: UTF8.self) == example)
+            case .failure(let error):
+                let fields = example.split(separator: " ")
+                let crc = CRC32C.checksum(Array(example.utf8.dropLast(fields.last?.utf8.count ?? 0).dropLast()))
+                Issue.record("docs/ledger.md: '\(example)': \(error) (the checksum of the rest is \(String(crc, radix: 16)))")
             }
         }
     }
