@@ -63,6 +63,14 @@ public enum RecordingReader {
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<Int(n)])
         }
+        // zlib ends a gzip stream cut short like a complete one (gzread returns 0, so that files
+        // still being written can be followed) and only gzerror tells them apart: without this
+        // check a recording copied mid-capture, or cut after a whole line, reads as a shorter walk.
+        var code: Int32 = Z_OK
+        _ = gzerror(file, &code)
+        if code == Z_BUF_ERROR {
+            throw .readFailed(path: path, detail: "the gzip stream ends early: the file is truncated (copied while still being written?); copy it again once complete")
+        }
         return out
     }
 

@@ -1,0 +1,59 @@
+import Glibc
+import Recordings
+import StepdModel
+import Testing
+
+/// Recording files as the simulated sensor, `stepctl analyze` and `stepbench` read them.
+@Suite struct RecordingFileTests {
+    private func temporaryPath(_ name: String) -> String {
+        "/tmp/stepd-recording-\(getpid())-\(name)"
+    }
+
+    private func bytes(of path: String) -> [UInt8] {
+        guard let file = fopen(path, "r") else { return [] }
+        defer { fclose(file) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n == 0 { break }
+            out += buffer[0..<n]
+        }
+        return out
+    }
+
+    private func write(_ bytes: [UInt8], to path: String) {
+        let file = fopen(path, "w")
+        fwrite(bytes, 1, bytes.count, file)
+        fclose(file)
+    }
+
+    /// A gzip recording cut short must be refused even where every line it holds is whole (here
+    /// the cut drops only the 8-byte gzip trailer: all samples decompress, the end is missing);
+    /// read as a complete file, a capture copied while still being written is a shorter walk.
+    @Test func truncatedGzipIsRefusedEvenAtALineBoundary() throws {
+        let path = temporaryPath("whole.csv.gz")
+        let cut = temporaryPath("cut.csv.gz")
+        defer {
+            unlink(path)
+            unlink(cut)
+        }
+        let samples = (0..<400).map { AccelSample(t: Double($0) / 40, x: 0.01, y: -0.02, z: 1) }
+        let writer = try GzipCSVWriter(path: path)
+        try writer.append(contentsOf: samples)
+        try writer.finish()
+        #expect(try RecordingReader.read(path: path).count == samples.count)
+
+        let whole = bytes(of: path)
+        try #require(whole.count > 8)
+        for dropped in [8, 4, 1] {
+            write(Array(whole.dropLast(dropped)), to: cut)
+            do {
+                let read = try RecordingReader.read(path: cut)
+                Issue.record("\(dropped) bytes cut off: read \(read.count) samples without an error")
+            } catch {
+                #expect(error.description.contains("\(cut): read failed: the gzip stream ends early"), "\(error)")
+            }
+        }
+    }
+}
