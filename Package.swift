@@ -28,7 +28,7 @@ let package = Package(
         // Foundation-free JSON with hard limits (depth, size, number range).
         .target(name: "StepJSON", swiftSettings: strict),
         // Linux i2c-dev and GPIO behind typed Swift errors; the I2CBus protocol the drivers use.
-        .target(name: "SensorBus", dependencies: ["CStepdShim", "POSIXLayer", "StepdModel"], swiftSettings: strict),
+        .target(name: "SensorBus", dependencies: ["CStepdShim", "POSIXLayer"], swiftSettings: strict),
         // Chip-agnostic driver core + per-chip register sequences, probe, FIFO bursts, recovery supervisor.
         .target(name: "SensorChips", dependencies: ["SensorBus", "StepdModel"], swiftSettings: strict),
         // Register-level emulations of the chips behind I2CBus, fed by recordings.
@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "stepd", dependencies: ["StepdAgent", "StepProtocol"], swiftSettings: strict),
         .executableTarget(name: "stepctl", dependencies: [
             "CZlib", "POSIXLayer", "StepdModel", "StepJSON", "StepProtocol", "StepSocket", "Recordings", "MotionCore", "Ledger",
-            "LedgerStore", "Boards", "CivilTime",
+            "LedgerStore", "CivilTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "stepbench", dependencies: [
@@ -85,6 +85,6 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["CivilTime", "Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),
-        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "POSIXLayer", "SensorChips", "StepJSON", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "LedgerStore", "POSIXLayer", "SensorChips", "StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
     ]
 )
