@@ -8,6 +8,7 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case notRunning(path: String)
     case accessDenied(path: String)
     case staleSocket(path: String)
+    case notASocket(path: String)
     case io(operation: String, errno: Int32)
     case timeout(seconds: Double)
     case closed
@@ -27,6 +28,8 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no permission to connect to \(path): add yourself to group stepd (`sudo usermod -aG stepd $USER`, then log in again)"
         case .staleSocket(let path):
             return "\(path) exists but nothing listens on it (stale socket from a stopped agent): start stepd, or pass --socket PATH"
+        case .notASocket(let path):
+            return "\(path) is not a socket (a regular file or a directory): pass the agent's socket with --socket PATH (stepd logs it when it starts)"
         case .io(let operation, let e):
             return "\(operation) failed: \(Errno(e))"
         case .timeout(let seconds):
@@ -72,7 +75,11 @@ public final class UnixSocketClient {
             switch error.rawValue {
             case ENOENT, ENOTDIR: throw .notRunning(path: path)
             case EACCES, EPERM: throw .accessDenied(path: path)
-            case ECONNREFUSED: throw .staleSocket(path: path)
+            // connect(2) answers ECONNREFUSED for any file that is not a listening socket.
+            case ECONNREFUSED:
+                var info = stat()
+                if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFSOCK { throw .notASocket(path: path) }
+                throw .staleSocket(path: path)
             default: throw .io(operation: "connect to \(path)", errno: error.rawValue)
             }
         }

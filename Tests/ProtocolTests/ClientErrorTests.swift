@@ -33,6 +33,16 @@ import Testing
         } catch {
             #expect(error == .staleSocket(path: stale), "\(error)")
         }
+        // A path that is no socket at all (a mistyped --socket) is not called a stale socket.
+        for notASocket in [directory + "/plain-file", directory] {
+            if notASocket != directory { #expect(FileManager.default.createFile(atPath: notASocket, contents: Data("x".utf8))) }
+            do {
+                _ = try UnixSocketClient(path: notASocket, timeout: 1)
+                Issue.record("connected to \(notASocket)")
+            } catch {
+                #expect(error == .notASocket(path: notASocket), "\(error)")
+            }
+        }
         do {
             _ = try UnixSocketClient.connectFirst([missing, directory + "/also-missing.sock"], timeout: 1)
             Issue.record("connected to nothing")
