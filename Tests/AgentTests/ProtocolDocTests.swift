@@ -100,6 +100,44 @@ import Testing
         return (method, livePaths[method] ?? [])
     }
 
+    /// The notifications docs/protocol.md shows only as text (a walking wearer's `steps.update`,
+    /// an `activity.update`: the example agent hardly moves) decode into the types the agent
+    /// encodes them from, and encode back to exactly the documented params.
+    @Test func documentedNotificationsAreWhatTheAgentSends() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: repository.appendingPathComponent("docs/protocol.md"), encoding: .utf8)
+        var inText = false
+        var checked: [String] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("```") {
+                inText = line == "```text"
+                continue
+            }
+            guard inText, line.hasPrefix("{"), let message = try? JSONParser.parse(line), message["id"] == nil,
+                  let method = message["method"]?.stringValue, let params = message["params"] else { continue }
+            let encoded: JSONValue
+            switch method {
+            case RPCNotificationMethod.stepsUpdate:
+                encoded = try StepsUpdateNotice(json: params).json
+            case RPCNotificationMethod.ledgerChanged:
+                encoded = try LedgerChangedNotice(json: params).json
+            case RPCNotificationMethod.activityUpdate:
+                // The agent sends activity.current's fields with the subscription id first.
+                var object: JSONObject = ["subscription": params["subscription"] ?? .null]
+                for member in try ActivityResult(json: params).json.objectValue?.members ?? [] { object[member.key] = member.value }
+                encoded = .object(object)
+            default:
+                Issue.record("docs/protocol.md:\(index + 1): no notification \(method)")
+                continue
+            }
+            let problems = Self.differences(params, encoded, path: method, live: [])
+            #expect(problems.isEmpty, "docs/protocol.md:\(index + 1): \(problems)")
+            checked.append(method)
+        }
+        #expect(Set(checked) == [RPCNotificationMethod.stepsUpdate, RPCNotificationMethod.activityUpdate])
+    }
+
     @Test func everyDocumentedExampleRunsAgainstTheAgent() throws {
         let examples = try Self.examples()
         #expect(examples.count >= 20)
