@@ -477,13 +477,14 @@ struct ArmMotion: Sendable {
     }
 
     /// Hands low at the sink (forearm 0-25 degrees down): scrubbing at 1-3 Hz in small circles
-    /// (0.1-0.5 g) with the wrist rolling, the size and tempo wandering, in bouts of 3-12 s; between
+    /// (0.1-0.5 g) on a plate held 0-60 degrees off the horizontal, with the wrist rolling, the size and tempo wandering, in bouts of 3-12 s; between
     /// bouts a plate goes to the rack (a 15-30 cm move of the elbow, forearm raised).
     static func washingDishes(_ duration: Double, _ heading: Double, _ r: inout SplitMix64) -> ArmMotion {
         let low = -Synth.uniform(0.0, 0.45, &r)
         let rhythm = Rhythm(frequency: Synth.uniform(1, 3, &r), variation: 0.2, random: &r)
         let radius = Synth.displacement(accelerating: Synth.uniform(0.1, 0.5, &r), at: rhythm.frequency)
-        let vertical = Synth.uniform(0.2, 0.6, &r)
+        // The plate is held tilted: the circles lie in a plane 0-60 degrees off the horizontal.
+        let tilt = Synth.uniform(0, Double.pi / 3, &r)
         let rollStroke = Synth.uniform(0.15, 0.45, &r)
         let bouts = Bouts(duration: duration, on: 3...12, off: 1...5, ramp: 0.2...0.5, random: &r)
         let moves = Wobble(low: 0.05, high: 0.3, count: 4, random: &r)
@@ -496,7 +497,7 @@ struct ArmMotion: Sendable {
             let forward = Vec3(cos(heading), sin(heading), 0)
             let across = Vec3(-sin(heading), cos(heading), 0)
             let away = (1 - b) * reach * 0.5 * (1 + moves(t))
-            let circle = forward * (a * cos(phase)) + across * (a * sin(phase)) + Vec3(0, 0, vertical * a * sin(2 * phase))
+            let circle = forward * (a * cos(phase)) + (across * cos(tilt) + Vec3(0, 0, sin(tilt))) * (a * sin(phase))
             return ArmPose(elevation: low + (1 - b) * 0.3 * moves(0.7 * t) + 0.05 * vigour(0.3 * t), heading: heading + 0.3 * moves(t),
                            roll: 0.3 * moves(0.5 * t) + b * rollStroke * sin(phase + 1),
                            elbow: circle + across * away + Vec3(0, 0, 0.5 * away))
