@@ -40,8 +40,13 @@ struct StepGate: Sendable {
         /// The band's best autocorrelation at stride lags (0.76-2 s): a gait repeats stride after
         /// stride.
         var strideCorrelation = 0.0
+        /// The share of the movement along gravity (`vertical_share`); nil for magnitude-only
+        /// windows, whose three-axis features are zero.
+        var verticalShare: Double?
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
+        private static let verticalShareFeature = NamedFeature("vertical_share")
+        private static let gravityNormFeature = NamedFeature("gravity_norm")
         private static let stepCorrelationFeature = NamedFeature("ac_step")
         private static let stepLagFeature = NamedFeature("ac_step_lag")
         private static let dominantFrequencyFeature = NamedFeature("dominant_hz")
@@ -58,6 +63,9 @@ struct StepGate: Sendable {
                   let frequency = Self.dominantFrequencyFeature.value(in: values) else { return nil }
             self.init(stepCorrelation: correlation, stepLag: lag, dominantFrequency: frequency)
             strideCorrelation = Self.strideCorrelationFeature.value(in: values) ?? 0
+            if let norm = Self.gravityNormFeature.value(in: values), norm > 0 {
+                verticalShare = Self.verticalShareFeature.value(in: values)
+            }
         }
 
         /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the
@@ -104,6 +112,21 @@ struct StepGate: Sendable {
     /// How long (s) chains wait for the gait after the last one held back.
     static let doubtSeconds = 60.0
 
+    /// The recent share of the movement along gravity (exponential mean over three-axis windows,
+    /// `verticalGain` per window, about 10 s), nil before the first and after a gap: walking moves
+    /// the body, and whatever carries the sensor, up and down once per step, while arm work
+    /// (combing, scrubbing, clapping) moves the hand mostly across gravity. Magnitude-only
+    /// windows carry no direction and leave it as it is.
+    private(set) var verticalMean: Double?
+    /// 0.05 (slower) or 0.2 (faster) lose more of the real walks (docs/motion.md, gate v2.10).
+    static let verticalGain = 0.1
+    /// The recent vertical share below which a chain is arm work, not a walk, and waits: the
+    /// Oxford walks fall below 0.15 in 0.3 % of their windows, the Bangle wrist walks in 2.4 %,
+    /// the real three-axis Bangle desk work and no-step files in 89 %, synthetic combing in 92 %.
+    /// 0.2 removes more synthetic arm work but costs the Bangle wrist walks 0.2 points of summed
+    /// error held out.
+    static let verticalFloor = 0.15
+
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
     /// period or two (autocorrelation >= 0.2), or its dominant frequency is the step or stride
     /// rate (each within 20 %). Looser than `windowShowsCadence` (either reading suffices): a
@@ -123,6 +146,9 @@ struct StepGate: Sendable {
     /// and is credited back whole).
     mutating func observe(_ cadence: WindowCadence?, end: Double) {
         window = cadence
+        if let share = cadence?.verticalShare {
+            verticalMean = verticalMean.map { $0 + Self.verticalGain * (share - $0) } ?? share
+        }
         if let cadence, cadence.strideCorrelation >= Self.gaitShownCorrelation {
             gaitShownAt = end
             doubtUntil = -Double.infinity
@@ -173,6 +199,7 @@ struct StepGate: Sendable {
         confirmedTime = -Double.infinity
         gaitShownAt = -Double.infinity
         doubtUntil = -Double.infinity
+        verticalMean = nil
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -391,6 +418,9 @@ struct StepGate: Sendable {
         }
         // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
         while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
+        // Movement mostly across gravity is arm work: the chain waits (credited back once the
+        // movement turns vertical, if it keeps its rhythm).
+        if let vertical = verticalMean, vertical < Self.verticalFloor { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
             doubtUntil = pending[last] + Self.doubtSeconds

@@ -311,9 +311,15 @@ struct AccuracyBenchCommand: ParsableCommand {
 
     /// The fold model of each recording named in the `--folds` index `folds`.
     static func loadFolds(_ folds: String, tool: String) throws -> [String: MotionModel] {
+        let index = try loadFoldIndex(folds, tool: tool)
+        return index.fileOf.compactMapValues { index.models[$0] }
+    }
+
+    /// The `--folds` index `folds`: every fold model it names (by file) and each recording's file.
+    static func loadFoldIndex(_ folds: String, tool: String) throws -> (models: [String: MotionModel], fileOf: [String: String]) {
         let folder = folds.contains("/") ? String(folds[..<(folds.lastIndex(of: "/") ?? folds.endIndex)]) : "."
         var models: [String: MotionModel] = [:]
-        var byRecording: [String: MotionModel] = [:]
+        var fileOf: [String: String] = [:]
         do {
             let index = try JSONParser.parse(try RecordingReader.readAllBytes(path: folds), limits: JSONLimits(maxBytes: 16 << 20))
             guard let object = index.objectValue else {
@@ -326,7 +332,7 @@ struct AccuracyBenchCommand: ParsableCommand {
                     throw ExitCode(1)
                 }
                 if models[file] == nil { models[file] = try readModel(path: folder + "/" + file) }
-                byRecording[name] = models[file]
+                fileOf[name] = file
             }
         } catch let exit as ExitCode {
             throw exit
@@ -334,7 +340,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             printError("\(tool): \(folds): \(error)")
             throw ExitCode(1)
         }
-        return byRecording
+        return (models, fileOf)
     }
 
     /// The entries of `directory/manifest.json`, sorted by file name.

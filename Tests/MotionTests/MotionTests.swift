@@ -739,6 +739,57 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
     }
 }
 
+/// Movement across gravity is arm work (gate v2.10): a chain waits while the recent windows move
+/// mostly across gravity (brushing, combing, scrubbing), and is credited back once the movement
+/// turns vertical (a walk's bounce); magnitude-only windows carry no such evidence.
+@Suite struct MovementAcrossGravity {
+    /// 60 peaks 0.5 s apart from 1 s; each window (every second from 5 s) called locomotion, with
+    /// the band showing the cadence and the vertical share `share(t)` (nil: magnitude-only).
+    private func steps(_ share: (Double) -> Double?) -> Int {
+        var gate = StepGate(parameters: .fitted)
+        var credited: [Double] = []
+        var next = 5.0
+        for t in (0..<60).map({ 1 + 0.5 * Double($0) }) {
+            while next <= t {
+                var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.5, dominantFrequency: 2)
+                window.strideCorrelation = 0.8
+                window.verticalShare = share(next)
+                gate.observe(window, end: next)
+                gate.locomotionConfirmed(since: next - 5, steps: &credited)
+                next += 1
+            }
+            gate.advance(to: t)
+            // As in the engine, locomotion comes from a window, so the gate has seen one.
+            gate.offer(t, locomotion: next > 5, steps: &credited)
+        }
+        return credited.count
+    }
+
+    @Test func aRhythmAcrossGravityIsNoWalk() {
+        #expect(steps { _ in 0.08 } == 0)
+        // The same rhythm moving along gravity, or with no three-axis evidence, is a walk.
+        #expect(steps { _ in 0.5 } == 60)
+        #expect(steps { _ in nil } == 60)
+    }
+
+    @Test func aWalkAfterArmWorkIsCreditedBackOnceItBounces() {
+        // Arm work until 12 s, then the movement turns vertical: the recent share passes the floor
+        // within a few windows, and the chain (peaks 0.5 s apart throughout) is credited whole.
+        #expect(steps { t in t < 12 ? 0.08 : 0.5 } == 60)
+    }
+
+    @Test func theShareIsReadFromTheWindowFeatures() throws {
+        var values = [Double](repeating: 0, count: FeatureWindow.names.count)
+        let index = try #require(FeatureWindow.names.firstIndex(of: "vertical_share"))
+        let norm = try #require(FeatureWindow.names.firstIndex(of: "gravity_norm"))
+        values[index] = 0.3
+        // Magnitude-only windows have their three-axis features at zero: no evidence.
+        #expect(StepGate.WindowCadence(features: values)?.verticalShare == nil)
+        values[norm] = 1
+        #expect(StepGate.WindowCadence(features: values)?.verticalShare == 0.3)
+    }
+}
+
 /// The gait band follows the tempo: while the windows show a brisk cadence the step gate reads the
 /// wide band's peaks (`TempoSelector`, `DetectorParameters.fastLowpassHz`).
 @Suite struct TempoBand {
