@@ -14,6 +14,9 @@ import StepdModel
 ///   (see `isRunning`).
 /// - A window that barely moves (see `isStill`) is stationary when the model's lead is other
 ///   movement or automotive: neither shows no vibration and no turn of the gravity direction.
+/// - Walking and running need steps (see `hasSteps`): outside a vehicle the state does not
+///   become walking or running while the step gate has neither a confirmed run nor a credited
+///   step within `steplessSeconds`, whatever the model leads with.
 /// - Automotive evidence accumulates across stops: a car at a light or on a smooth road looks
 ///   still, so stationary windows (three-axis, at most 3 minutes in a row) neither count nor reset
 ///   the 30 automotive windows of the onset; any other class, a magnitude-only stationary window
@@ -89,6 +92,15 @@ struct ActivityClassifier: Sendable {
     static let quietTurnSpan = 60
     static let quietTurnExit = 0.5
     static let quietTurnOnset = 0.2
+
+    /// How long (s) after the step gate's last credited step the state may still become walking
+    /// or running without a confirmed run: one window. A pedometer that counts nothing is not
+    /// walking (CoreMotion never says so either): the held-out ST still clips were called walking
+    /// 10.6 % of their time with not one step counted, the model's lead after a few arm-moving
+    /// windows held by the hysteresis. Inside a vehicle a walking lead still leaves it, steps
+    /// or not: a desk or a still clip wrongly called automotive leaves it that way (holding the
+    /// vehicle there made the held-out 8-bit and noisy Bangle desk work 95 % automotive).
+    static let steplessSeconds = 5.0
 
     static let runningDeviation = 0.7
     static let runningStepRate = 2.5
@@ -285,12 +297,23 @@ struct ActivityClassifier: Sendable {
         case .unknown: needed = 4
         }
         guard (kind == .automotive ? automotiveWindows : streakWindows) >= needed else { return nil }
+        // The model's lead alone does not start a walk: the streak goes on, and the state follows
+        // (backdated to the run's start) once the gate confirms steps.
+        if (kind == .walking || kind == .running) && state.kind != .automotive && !Self.hasSteps(gait, at: t) {
+            return nil
+        }
         if kind == .automotive && quietTurnShare >= Self.quietTurnOnset { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
         var start = kind == .automotive ? automotiveStart : streakStart
-        if kind == .walking || kind == .running, gait.walking { start = min(start, gait.runStart) }
+        if kind == .walking || kind == .running, Self.hasSteps(gait, at: t) {
+            // A walk starts at its run's first step (without a run: its last credited step), or
+            // up to one window before it where the model already led with it; a longer stepless
+            // lead was not the walk (`hasSteps`).
+            let stepsFrom = gait.walking ? gait.runStart : gait.lastStep
+            start = max(min(start, stepsFrom), stepsFrom - Self.steplessSeconds)
+        }
         // Leaving gait: the new state starts after the last step.
         if state.kind == .walking || state.kind == .running { start = max(start, gait.lastStep) }
         var earliest = state.start
@@ -301,6 +324,12 @@ struct ActivityClassifier: Sendable {
             if state.kind == .stationary { earliest = min(earliest, start) }
         }
         return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, earliest)))
+    }
+
+    /// Whether the step gate shows gait at `t`: a confirmed run, or a credited step within
+    /// `steplessSeconds` (0 is no step yet).
+    static func hasSteps(_ gait: Gait, at t: Double) -> Bool {
+        gait.walking || (gait.lastStep > 0 && t - gait.lastStep <= steplessSeconds)
     }
 
     /// The confidence of a smoothed probability: high from 0.8, medium from 0.55.

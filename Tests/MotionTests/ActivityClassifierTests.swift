@@ -12,14 +12,21 @@ import Testing
         var changes: [ActivityState] = []
 
         /// `quietTurnEvery`: every so many windows (counting from the first) is a quiet turn.
+        /// `runStart`: the step gate's confirmed run (a step in each window) started then; nil: no
+        /// steps. By default walking and running windows have a run from the first of them.
         mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false,
-                           quietTurnEvery: Int = 0) {
+                           quietTurnEvery: Int = 0, runStart: Double?? = .none) {
+            let gaitStart: Double? = switch runStart {
+            case .some(let given): given
+            case .none: kind == .walking || kind == .running ? end - 5 : nil
+            }
             let others = 0.1 / Double(MotionModel.classes.count - 1)
             let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
             for i in 0..<windows {
                 let quietTurn = quietTurnEvery > 0 && i % quietTurnEvery == 0
                 let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running, quietTurn: quietTurn)
-                let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
+                let gait = gaitStart.map { ActivityClassifier.Gait(walking: true, runStart: $0, lastStep: end - 0.5) }
+                    ?? ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
                     changes.append(change)
                 }
@@ -121,6 +128,30 @@ import Testing
         var other = Run()
         other.feed(.unknown, windows: 6, running: true)
         #expect(other.state.kind == .unknown)
+    }
+
+    @Test func aWalkingLeadWithoutStepsIsNotAWalk() {
+        // The model leads with walking while the pedometer counts nothing: the state holds.
+        var run = Run()
+        run.feed(.stationary, windows: 5)
+        run.feed(.running, windows: 5, runStart: .some(nil))
+        run.feed(.walking, windows: 20, runStart: .some(nil))
+        #expect(run.state.kind == .stationary)
+        // Once the gate confirms a run the state follows, starting one window before its
+        // first step at the earliest (not at the stepless lead's first window, 12.5 s).
+        let firstStep = run.end - 3
+        run.feed(.walking, windows: 2, runStart: firstStep)
+        #expect(run.state.kind == .walking)
+        #expect(run.state.start == firstStep - ActivityClassifier.steplessSeconds)
+    }
+
+    @Test func aWalkingLeadLeavesAVehicleWithoutSteps() {
+        // Inside a vehicle the rule does not hold the state: a desk or a still device wrongly
+        // called automotive leaves it when the model leads with walking.
+        var run = Run()
+        run.feed(.automotive, windows: 40)
+        run.feed(.walking, windows: 3, runStart: .some(nil))
+        #expect(run.state.kind == .walking)
     }
 
     @Test func whileAutomotiveAStillDeviceStaysAutomotiveForThreeMinutes() {
