@@ -145,13 +145,68 @@ import Testing
         #expect(run.state.start == firstStep - ActivityClassifier.steplessSeconds)
     }
 
-    @Test func aWalkingLeadLeavesAVehicleWithoutSteps() {
-        // Inside a vehicle the rule does not hold the state: a desk or a still device wrongly
-        // called automotive leaves it when the model leads with walking.
+    @Test func aVehicleNeedsFifteenSteplessWalkingWindowsToLeaveOnFoot() {
+        // A hand on the wheel: walking leads without steps do not end the drive at once ...
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        drive.feed(.walking, windows: 14, runStart: .some(nil))
+        #expect(drive.state.kind == .automotive)
+        drive.feed(.automotive, windows: 5)
+        drive.feed(.walking, windows: 14, runStart: .some(nil))
+        #expect(drive.state.kind == .automotive)
+        // ... fifteen in a row do, and with steps two do, as before.
+        drive.feed(.walking, windows: 1, runStart: .some(nil))
+        #expect(drive.state.kind == .walking)
+        var walk = Run()
+        walk.feed(.automotive, windows: 40)
+        walk.feed(.walking, windows: 2)
+        #expect(walk.state.kind == .walking)
+        // |a| alone cannot tell a hand on the wheel from one on a keyboard: magnitude-only
+        // windows leave after two.
+        var watch = Run()
+        watch.feed(.automotive, windows: 40, magnitudeOnly: true)
+        watch.feed(.walking, windows: 2, magnitudeOnly: true, runStart: .some(nil))
+        #expect(watch.state.kind == .walking)
+    }
+
+    @Test func ninetySecondsWithoutAnAutomotiveWindowEndAVehicle() {
+        // A desk the model once called a car: stationary and other-movement windows alternate,
+        // so neither the 3-minute stop nor the 30 other-movement windows end it.
+        var desk = Run()
+        desk.feed(.automotive, windows: 40)
+        let lastAutomotive = desk.end - 1
+        for _ in 0..<8 {
+            desk.feed(.stationary, windows: 8)
+            desk.feed(.unknown, windows: 3)
+        }
+        #expect(desk.end - 1 - lastAutomotive < ActivityClassifier.vehicleSilence)
+        #expect(desk.state.kind == .automotive)
+        desk.feed(.stationary, windows: 4)
+        #expect(desk.state.kind == .automotive)
+        desk.feed(.unknown, windows: 1)
+        #expect(desk.state.kind == .unknown)
+        #expect(desk.state.start == lastAutomotive)
+        // One automotive window a minute keeps a drive (held-out drives: at most 61 s apart).
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        for _ in 0..<5 {
+            drive.feed(.stationary, windows: 8)
+            drive.feed(.unknown, windows: 3)
+            drive.feed(.stationary, windows: 48)
+            drive.feed(.automotive, windows: 1)
+        }
+        #expect(drive.state.kind == .automotive)
+    }
+
+    @Test func aGapEndsAVehicle() {
         var run = Run()
         run.feed(.automotive, windows: 40)
-        run.feed(.walking, windows: 3, runStart: .some(nil))
-        #expect(run.state.kind == .walking)
+        #expect(run.state.kind == .automotive)
+        run.classifier.resetWindow()
+        run.end += 5
+        run.feed(.stationary, windows: 1)
+        #expect(run.state.kind == .unknown)
+        #expect(run.state.start == run.end - 1 - 5)
     }
 
     @Test func whileAutomotiveAStillDeviceStaysAutomotiveForThreeMinutes() {
