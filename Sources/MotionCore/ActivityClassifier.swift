@@ -14,6 +14,9 @@ import StepdModel
 ///   (see `isRunning`).
 /// - A window that barely moves (see `isStill`) is stationary when the model's lead is other
 ///   movement or automotive: neither shows no vibration and no turn of the gravity direction.
+/// - Walking and running need steps (see `hasSteps`): outside a vehicle the state does not
+///   become walking or running while the step gate has neither a confirmed run nor a credited
+///   step within `steplessSeconds`, whatever the model leads with.
 /// - Automotive evidence accumulates across stops: a car at a light or on a smooth road looks
 ///   still, so stationary windows (three-axis, at most 3 minutes in a row) neither count nor reset
 ///   the 30 automotive windows of the onset; any other class, a magnitude-only stationary window
@@ -23,8 +26,9 @@ import StepdModel
 ///   turn the gravity direction at rest-level vibration, the state leaves automotive, and while a
 ///   fifth of them do it does not become automotive.
 ///
-/// While automotive, a still device stays automotive for 3 minutes (stops at lights) and other
-/// movement needs 30 windows. Confidence: the smoothed probability of the state's class, high
+/// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
+/// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
+/// and 90 s without an automotive-led window end it (`vehicleSilence`); a gap in the data ends it. Confidence: the smoothed probability of the state's class, high
 /// from 0.8, medium from 0.55 (at least medium for a window a rule decided). The rules change the
 /// decision only, never the smoothed probabilities: the step gate's locomotion stays the model's.
 struct ActivityClassifier: Sendable {
@@ -90,6 +94,24 @@ struct ActivityClassifier: Sendable {
     static let quietTurnExit = 0.5
     static let quietTurnOnset = 0.2
 
+    /// How long (s) after the step gate's last credited step the state may still become walking
+    /// or running without a confirmed run: one window. A pedometer that counts nothing is not
+    /// walking (CoreMotion never says so either): the held-out ST still clips were called walking
+    /// 10.6 % of their time with not one step counted, the model's lead after a few arm-moving
+    /// windows held by the hysteresis.
+    static let steplessSeconds = 5.0
+    /// Three-axis walking-led windows without steps before a vehicle state leaves for walking
+    /// (with steps: 2). A hand on the wheel moves like an arm swing: held out, the Bangle drives
+    /// were 12 % walking with no step counted. Magnitude-only windows leave after 2 as before
+    /// (|a| alone: a held-out rieck PC-work file stayed automotive 33 -> 49 % of its time).
+    static let steplessVehicleExit = 15
+    /// Seconds without an automotive-led window after which an other-movement (or cycling) window
+    /// ends a vehicle state: the held-out drives never go more than 61 s without one, a desk
+    /// wrongly called a car goes 2-3 minutes (mixing stationary and other-movement windows, it
+    /// never meets the still-device or other-movement exits). A still device at a red light
+    /// keeps the 3-minute `vehicleStop`: stationary windows do not end it here.
+    static let vehicleSilence = 90.0
+
     static let runningDeviation = 0.7
     static let runningStepRate = 2.5
 
@@ -109,6 +131,8 @@ struct ActivityClassifier: Sendable {
     private var automotiveWindows = 0
     private var automotiveStart = 0.0
     private var stillInVehicleSince: Double?
+    /// The end of the last automotive-led window (`vehicleSilence`).
+    private var vehicleEvidenceAt = 0.0
     /// Whether each of the last `quietTurnSpan` windows was a quiet turn (a ring), and how many.
     private var quietTurns: [Bool] = []
     private var quietTurnNext = 0
@@ -208,6 +232,19 @@ struct ActivityClassifier: Sendable {
     private(set) var lastVehicleTime: Double?
 
     private mutating func decide(_ window: Window, gait: Gait) -> ActivityState? {
+        // A gap ends a vehicle state: the onset evidence restarts after it, and a drive that goes
+        // on is backdated to its first automotive window again. Held, a still device the model
+        // once called a car stayed automotive across every later clip (the held-out ST still
+        // clips: 72 % automotive once stepless walking leads no longer leave vehicles).
+        var afterGap: ActivityState?
+        if fresh && state.kind == .automotive {
+            let windowStart = window.end - Double(WindowFeatures.windowLength) / WindowFeatures.rate
+            afterGap = change(to: ActivityState(kind: .unknown, confidence: .low, start: max(windowStart, state.start)))
+        }
+        return decideWindow(window, gait: gait) ?? afterGap
+    }
+
+    private mutating func decideWindow(_ window: Window, gait: Gait) -> ActivityState? {
         defer { if state.kind == .automotive { lastVehicleTime = window.end } }
         if fresh {
             streakClass = -1
@@ -251,7 +288,13 @@ struct ActivityClassifier: Sendable {
             automotiveWindows = 0
         }
 
+        if kind == .automotive { vehicleEvidenceAt = t }
         if state.kind == .automotive && kind != .walking && kind != .running {
+            if kind != .automotive && kind != .stationary && t - vehicleEvidenceAt >= Self.vehicleSilence {
+                stillInVehicleSince = nil
+                automotiveWindows = 0
+                return change(to: ActivityState(kind: kind, confidence: confidence, start: max(vehicleEvidenceAt, state.start)))
+            }
             if kind == .stationary {
                 if stillInVehicleSince == nil { stillInVehicleSince = streakStart }
                 if let since = stillInVehicleSince, t - since >= Self.vehicleStop {
@@ -278,19 +321,32 @@ struct ActivityClassifier: Sendable {
 
         let needed: Int
         switch kind {
-        case .walking, .running: needed = 2
+        case .walking, .running:
+            let stepless = state.kind == .automotive && !window.magnitudeOnly && !Self.hasSteps(gait, at: t)
+            needed = stepless ? Self.steplessVehicleExit : 2
         case .stationary: needed = 3
         case .cycling: needed = 6
         case .automotive: needed = Self.automotiveOnset
         case .unknown: needed = 4
         }
         guard (kind == .automotive ? automotiveWindows : streakWindows) >= needed else { return nil }
+        // The model's lead alone does not start a walk: the streak goes on, and the state follows
+        // (backdated to the run's start) once the gate confirms steps.
+        if (kind == .walking || kind == .running) && state.kind != .automotive && !Self.hasSteps(gait, at: t) {
+            return nil
+        }
         if kind == .automotive && quietTurnShare >= Self.quietTurnOnset { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
         var start = kind == .automotive ? automotiveStart : streakStart
-        if kind == .walking || kind == .running, gait.walking { start = min(start, gait.runStart) }
+        if kind == .walking || kind == .running, Self.hasSteps(gait, at: t) {
+            // A walk starts at its run's first step (without a run: its last credited step), or
+            // up to one window before it where the model already led with it; a longer stepless
+            // lead was not the walk (`hasSteps`).
+            let stepsFrom = gait.walking ? gait.runStart : gait.lastStep
+            start = max(min(start, stepsFrom), stepsFrom - Self.steplessSeconds)
+        }
         // Leaving gait: the new state starts after the last step.
         if state.kind == .walking || state.kind == .running { start = max(start, gait.lastStep) }
         var earliest = state.start
@@ -301,6 +357,12 @@ struct ActivityClassifier: Sendable {
             if state.kind == .stationary { earliest = min(earliest, start) }
         }
         return change(to: ActivityState(kind: kind, confidence: confidence, start: max(start, earliest)))
+    }
+
+    /// Whether the step gate shows gait at `t`: a confirmed run, or a credited step within
+    /// `steplessSeconds` (0 is no step yet).
+    static func hasSteps(_ gait: Gait, at t: Double) -> Bool {
+        gait.walking || (gait.lastStep > 0 && t - gait.lastStep <= steplessSeconds)
     }
 
     /// The confidence of a smoothed probability: high from 0.8, medium from 0.55.

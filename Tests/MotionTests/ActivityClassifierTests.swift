@@ -12,14 +12,21 @@ import Testing
         var changes: [ActivityState] = []
 
         /// `quietTurnEvery`: every so many windows (counting from the first) is a quiet turn.
+        /// `runStart`: the step gate's confirmed run (a step in each window) started then; nil: no
+        /// steps. By default walking and running windows have a run from the first of them.
         mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false,
-                           quietTurnEvery: Int = 0) {
+                           quietTurnEvery: Int = 0, runStart: Double?? = .none) {
+            let gaitStart: Double? = switch runStart {
+            case .some(let given): given
+            case .none: kind == .walking || kind == .running ? end - 5 : nil
+            }
             let others = 0.1 / Double(MotionModel.classes.count - 1)
             let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
             for i in 0..<windows {
                 let quietTurn = quietTurnEvery > 0 && i % quietTurnEvery == 0
                 let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running, quietTurn: quietTurn)
-                let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
+                let gait = gaitStart.map { ActivityClassifier.Gait(walking: true, runStart: $0, lastStep: end - 0.5) }
+                    ?? ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
                     changes.append(change)
                 }
@@ -121,6 +128,85 @@ import Testing
         var other = Run()
         other.feed(.unknown, windows: 6, running: true)
         #expect(other.state.kind == .unknown)
+    }
+
+    @Test func aWalkingLeadWithoutStepsIsNotAWalk() {
+        // The model leads with walking while the pedometer counts nothing: the state holds.
+        var run = Run()
+        run.feed(.stationary, windows: 5)
+        run.feed(.running, windows: 5, runStart: .some(nil))
+        run.feed(.walking, windows: 20, runStart: .some(nil))
+        #expect(run.state.kind == .stationary)
+        // Once the gate confirms a run the state follows, starting one window before its
+        // first step at the earliest (not at the stepless lead's first window, 12.5 s).
+        let firstStep = run.end - 3
+        run.feed(.walking, windows: 2, runStart: firstStep)
+        #expect(run.state.kind == .walking)
+        #expect(run.state.start == firstStep - ActivityClassifier.steplessSeconds)
+    }
+
+    @Test func aVehicleNeedsFifteenSteplessWalkingWindowsToLeaveOnFoot() {
+        // A hand on the wheel: walking leads without steps do not end the drive at once ...
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        drive.feed(.walking, windows: 14, runStart: .some(nil))
+        #expect(drive.state.kind == .automotive)
+        drive.feed(.automotive, windows: 5)
+        drive.feed(.walking, windows: 14, runStart: .some(nil))
+        #expect(drive.state.kind == .automotive)
+        // ... fifteen in a row do, and with steps two do, as before.
+        drive.feed(.walking, windows: 1, runStart: .some(nil))
+        #expect(drive.state.kind == .walking)
+        var walk = Run()
+        walk.feed(.automotive, windows: 40)
+        walk.feed(.walking, windows: 2)
+        #expect(walk.state.kind == .walking)
+        // |a| alone cannot tell a hand on the wheel from one on a keyboard: magnitude-only
+        // windows leave after two.
+        var watch = Run()
+        watch.feed(.automotive, windows: 40, magnitudeOnly: true)
+        watch.feed(.walking, windows: 2, magnitudeOnly: true, runStart: .some(nil))
+        #expect(watch.state.kind == .walking)
+    }
+
+    @Test func ninetySecondsWithoutAnAutomotiveWindowEndAVehicle() {
+        // A desk the model once called a car: stationary and other-movement windows alternate,
+        // so neither the 3-minute stop nor the 30 other-movement windows end it.
+        var desk = Run()
+        desk.feed(.automotive, windows: 40)
+        let lastAutomotive = desk.end - 1
+        for _ in 0..<8 {
+            desk.feed(.stationary, windows: 8)
+            desk.feed(.unknown, windows: 3)
+        }
+        #expect(desk.end - 1 - lastAutomotive < ActivityClassifier.vehicleSilence)
+        #expect(desk.state.kind == .automotive)
+        desk.feed(.stationary, windows: 4)
+        #expect(desk.state.kind == .automotive)
+        desk.feed(.unknown, windows: 1)
+        #expect(desk.state.kind == .unknown)
+        #expect(desk.state.start == lastAutomotive)
+        // One automotive window a minute keeps a drive (held-out drives: at most 61 s apart).
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        for _ in 0..<5 {
+            drive.feed(.stationary, windows: 8)
+            drive.feed(.unknown, windows: 3)
+            drive.feed(.stationary, windows: 48)
+            drive.feed(.automotive, windows: 1)
+        }
+        #expect(drive.state.kind == .automotive)
+    }
+
+    @Test func aGapEndsAVehicle() {
+        var run = Run()
+        run.feed(.automotive, windows: 40)
+        #expect(run.state.kind == .automotive)
+        run.classifier.resetWindow()
+        run.end += 5
+        run.feed(.stationary, windows: 1)
+        #expect(run.state.kind == .unknown)
+        #expect(run.state.start == run.end - 1 - 5)
     }
 
     @Test func whileAutomotiveAStillDeviceStaysAutomotiveForThreeMinutes() {
