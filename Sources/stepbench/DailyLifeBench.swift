@@ -66,6 +66,14 @@ struct DailyLifeBenchCommand: ParsableCommand {
         var runs: [Run] = []
         var samples = 0
         var manifest: [String] = []
+        if let write {
+            do throws(FileSystemError) {
+                try FileSystem.makeDirectories(write)
+            } catch {
+                AccuracyBenchCommand.printError("\(tool): cannot create \(write): \(Errno(error.errno))")
+                throw ExitCode(1)
+            }
+        }
         for activity in activities {
             for i in 0..<instances {
                 let name = activity.rawValue + "#\(i)"
