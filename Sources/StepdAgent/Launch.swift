@@ -165,21 +165,21 @@ public enum AgentLauncher {
     /// service runs, two `--simulate` runs with the default state) would run ledger recovery on
     /// day files the first is appending to, cutting its records as torn tails, and both would
     /// write the same sequence numbers. The lock is `stepd.lock` in the state directory, held
-    /// (flock) for the life of the process; it holds the owner's pid for the message. The held
-    /// descriptor is read-only: a file open for writing keeps the kernel from remounting the
-    /// state's filesystem read-only (`mount -o remount,ro` answers EBUSY), which a failing SD card
-    /// or an operator must be able to do under a running agent (the ledger rides it out). The pid
-    /// goes in through a second, short-lived descriptor (closing it leaves the flock, which
-    /// belongs to the first). A state directory that cannot take the file (read-only at boot) is
+    /// (flock) for the life of the process; it holds the owner's pid for the message. A state
+    /// directory that cannot take the file (read-only at boot, which the ledger rides out) is
     /// run without the lock rather than refused.
     static func lockStateDirectory(_ directory: String, logger: EventLogger) -> Result<FileDescriptor?, StateDirectoryBusy> {
         let path = directory + "/stepd.lock"
         let lock: FileDescriptor
         do throws(Errno) {
-            lock = try FileDescriptor.open(path, O_RDONLY | O_CREAT, permissions: 0o644)
+            lock = try FileDescriptor.open(path, O_RDWR | O_CREAT, permissions: 0o644)
         } catch {
-            logger.warning("cannot open \(path) (\(error)): running without the lock that keeps a second agent off this state directory")
-            return .success(nil)
+            do throws(Errno) {
+                lock = try FileDescriptor.open(path, O_RDONLY)
+            } catch {
+                logger.warning("cannot open \(path) (\(error)): running without the lock that keeps a second agent off this state directory")
+                return .success(nil)
+            }
         }
         do throws(Errno) {
             guard try lock.tryLockExclusively() else {
@@ -192,10 +192,8 @@ public enum AgentLauncher {
             return .success(nil)
         }
         // Only a second agent's message reads the pid: a failed write costs nothing else.
-        if let pidFile = try? FileDescriptor.open(path, O_WRONLY | O_TRUNC) {
-            _ = try? pidFile.writeAll(Array("\(getpid())\n".utf8), at: 0)
-            pidFile.close()
-        }
+        _ = try? lock.truncate(to: 0)
+        _ = try? lock.writeAll(Array("\(getpid())\n".utf8), at: 0)
         return .success(lock)
     }
 
