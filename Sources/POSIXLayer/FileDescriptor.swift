@@ -97,20 +97,6 @@ public final class FileDescriptor {
         return Int(info.st_size)
     }
 
-    /// flock(2) with LOCK_EX | LOCK_NB: true when this open file now holds the exclusive lock,
-    /// false when another one holds it. The kernel drops the lock when the last descriptor of
-    /// the open file closes, so a process killed with -9 never leaves it behind.
-    public func tryLockExclusively() throws(Errno) -> Bool {
-        let fd = rawValue
-        do throws(Errno) {
-            try nothingOrErrno { flock(fd, LOCK_EX | LOCK_NB) }
-            return true
-        } catch {
-            if error == .wouldBlock { return false }
-            throw error
-        }
-    }
-
     public func setNonBlocking() throws(Errno) {
         let fd = rawValue
         let flags = try valueOrErrno { fcntl(fd, F_GETFL) }

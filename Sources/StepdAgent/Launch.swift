@@ -26,7 +26,7 @@ public enum AgentExitStatus: Int32, CaseIterable {
         case .success: return "Stopped by SIGTERM or SIGINT, or --check, --help, --version found nothing wrong."
         case .failure: return "An unexpected failure; systemd restarts the service."
         case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
-        case .cannotCreate: return "The state directory, ledger or socket could not be created or opened, or another stepd is using the state directory (EX_CANTCREAT)."
+        case .cannotCreate: return "The state directory, ledger or socket could not be created or opened (EX_CANTCREAT)."
         case .configuration: return "Bad board file or recording (EX_CONFIG); the message says what to fix. Not restarted."
         }
     }
@@ -79,11 +79,6 @@ public enum AgentLauncher {
         } catch {
             logger.error("cannot create the state directory \(options.stateDirectory): \(Errno(error.errno)) (pass --state-dir DIR or fix its permissions)")
             return AgentExitStatus.cannotCreate.rawValue
-        }
-        let stateLock: FileDescriptor?
-        switch lockStateDirectory(options.stateDirectory, logger: logger) {
-        case .success(let lock): stateLock = lock
-        case .failure: return AgentExitStatus.cannotCreate.rawValue
         }
         let socketDirectory = FileSystem.parent(of: options.socketPath)
         do throws(FileSystemError) {
@@ -156,45 +151,7 @@ public enum AgentLauncher {
             logger.error("cannot serve \(options.socketPath): \(error)")
             return AgentExitStatus.cannotCreate.rawValue
         }
-        return withExtendedLifetime(stateLock) { agent.run() }
-    }
-
-    struct StateDirectoryBusy: Error {}
-
-    /// One agent per state directory. A second one (`scripts/demo` as root on a device whose
-    /// service runs, two `--simulate` runs with the default state) would run ledger recovery on
-    /// day files the first is appending to, cutting its records as torn tails, and both would
-    /// write the same sequence numbers. The lock is `stepd.lock` in the state directory, held
-    /// (flock) for the life of the process; it holds the owner's pid for the message. A state
-    /// directory that cannot take the file (read-only at boot, which the ledger rides out) is
-    /// run without the lock rather than refused.
-    static func lockStateDirectory(_ directory: String, logger: EventLogger) -> Result<FileDescriptor?, StateDirectoryBusy> {
-        let path = directory + "/stepd.lock"
-        let lock: FileDescriptor
-        do throws(Errno) {
-            lock = try FileDescriptor.open(path, O_RDWR | O_CREAT, permissions: 0o644)
-        } catch {
-            do throws(Errno) {
-                lock = try FileDescriptor.open(path, O_RDONLY)
-            } catch {
-                logger.warning("cannot open \(path) (\(error)): running without the lock that keeps a second agent off this state directory")
-                return .success(nil)
-            }
-        }
-        do throws(Errno) {
-            guard try lock.tryLockExclusively() else {
-                let owner = (try? lock.readToEnd()).map { String(String(decoding: $0, as: UTF8.self).filter(\.isNumber)) } ?? ""
-                logger.error("another stepd\(owner.isEmpty ? "" : " (pid \(owner))") is using the state directory \(directory) (\(path) is locked): stop it first, or pass another --state-dir")
-                return .failure(StateDirectoryBusy())
-            }
-        } catch {
-            logger.warning("cannot lock \(path) (\(error)): running without the lock that keeps a second agent off this state directory")
-            return .success(nil)
-        }
-        // Only a second agent's message reads the pid: a failed write costs nothing else.
-        _ = try? lock.truncate(to: 0)
-        _ = try? lock.writeAll(Array("\(getpid())\n".utf8), at: 0)
-        return .success(lock)
+        return agent.run()
     }
 
     struct PlanProblem: Error { let message: String }

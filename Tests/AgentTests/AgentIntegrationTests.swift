@@ -114,27 +114,6 @@ import Testing
         #expect(result.error.contains("range_g"), "\(result.error)")
     }
 
-    /// One agent per state directory: a second one (its own socket, the first's state) exits
-    /// with a message naming the first instead of running recovery on the files the first is
-    /// appending to; once the first has stopped, the directory is free again.
-    @Test func aSecondAgentOnTheSameStateDirectoryIsRefused() throws {
-        let first = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "20"])
-        _ = try first.connect()
-        let second = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: first.stateDirectory)
-        let deadline = Date().addingTimeInterval(20)
-        while second.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        try #require(!second.process.isRunning, "a second agent runs on \(first.stateDirectory)")
-        #expect(second.process.terminationStatus == 73)
-        let message = second.stderrText()
-        #expect(message.contains("another stepd (pid \(first.process.processIdentifier)) is using the state directory \(first.stateDirectory)"),
-                "\(message)")
-        #expect(first.process.isRunning)
-        #expect(first.terminate() == 0)
-        let third = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: first.stateDirectory)
-        _ = try third.connect()
-        #expect(third.terminate() == 0)
-    }
-
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)
