@@ -28,6 +28,8 @@ import StepdModel
 /// - A meal is not a car (see `isWideTurn`): while half of the last minute's windows turn the
 ///   wrist by 46 degrees or more, the state leaves automotive, and while 30 % do it does not
 ///   become automotive.
+/// - A car sways (see `isSway`): the state does not become automotive while fewer than 6 of the
+///   last minute's windows move across gravity by 79 mg.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -45,6 +47,9 @@ struct ActivityClassifier: Sendable {
         var quietTurn = false
         /// The gravity direction turns by tens of degrees within the window (`isWideTurn`).
         var wideTurn = false
+        /// The device moves across gravity as a car's body sways it (`isSway`); magnitude-only
+        /// windows cannot tell and count as swaying.
+        var sway = true
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -112,6 +117,17 @@ struct ActivityClassifier: Sendable {
     static let wideTurnExit = 0.5
     static let wideTurnOnset = 0.3
 
+    /// Sway: a window whose movement across gravity (`horizontal_rms_log`: vibration and tilt)
+    /// reaches `swayLevel` (79 mg). A car rocks, brakes and turns the body that carries the wrist:
+    /// every minute of the ST car clip and of the short Bangle drive has 47 % or more such windows,
+    /// the 36-minute drive 55 % at the median. A forearm typing on a desk vibrates like a road but
+    /// hardly moves across gravity (the synthetic typing the model calls a car: 0-5 % at the
+    /// median). The onset of automotive needs `swayOnset` of them among the last `quietTurnSpan`
+    /// windows (the evidence is kept meanwhile): more than one kind of vehicle sign. Onset only: the
+    /// 36-minute drive has minutes without sway, so its absence does not end a drive.
+    static let swayLevel = 0.079
+    static let swayOnset = 6
+
     /// How long (s) after the step gate's last credited step the state may still become walking
     /// or running without a confirmed run: one window. A pedometer that counts nothing is not
     /// walking (CoreMotion never says so either): the held-out ST still clips were called walking
@@ -138,6 +154,7 @@ struct ActivityClassifier: Sendable {
     private static let vibrationFeature = NamedFeature("vibration_log")
     private static let gravityMoveFeature = NamedFeature("gravity_move")
     private static let orientationSpreadFeature = NamedFeature("orientation_spread")
+    private static let horizontalFeature = NamedFeature("horizontal_rms_log")
 
     private var probabilities: [Double]
     private(set) var smoothed: [Double]
@@ -154,6 +171,7 @@ struct ActivityClassifier: Sendable {
     /// Which of the last `quietTurnSpan` windows were quiet turns, and which wide turns.
     private var quietTurns = RecentShare(span: quietTurnSpan)
     private var wideTurns = RecentShare(span: quietTurnSpan)
+    private var swayWindows = RecentShare(span: quietTurnSpan)
     private let walkingIndex: Int
     private let runningIndex: Int
     private let stationaryIndex: Int
@@ -201,6 +219,12 @@ struct ActivityClassifier: Sendable {
         return max(move, spread) >= wideTurnAngle
     }
 
+    /// Whether a window sways (`swayLevel`); magnitude-only windows always do (`Window.sway`).
+    static func isSway(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+        guard !magnitudeOnly, let level = horizontalFeature.value(in: values) else { return true }
+        return level >= log10(swayLevel)
+    }
+
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
     static func isSteady(_ values: [Double]) -> Bool {
         guard let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
@@ -240,7 +264,8 @@ struct ActivityClassifier: Sendable {
                             still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
                             running: Self.isRunning(features.values),
                             quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly),
-                            wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly))
+                            wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
+                            sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly))
         return decide(window, gait: Gait(gait))
     }
 
@@ -276,9 +301,11 @@ struct ActivityClassifier: Sendable {
             automotiveWindows = 0
             quietTurns.clear()
             wideTurns.clear()
+            swayWindows.clear()
         }
         quietTurns.note(window.quietTurn)
         wideTurns.note(window.wideTurn)
+        swayWindows.note(window.sway)
         for k in 0..<probabilities.count {
             smoothed[k] = fresh ? probabilities[k] : 0.5 * smoothed[k] + 0.5 * probabilities[k]
         }
@@ -361,7 +388,8 @@ struct ActivityClassifier: Sendable {
         if (kind == .walking || kind == .running) && state.kind != .automotive && !Self.hasSteps(gait, at: t) {
             return nil
         }
-        if kind == .automotive && (quietTurns.share >= Self.quietTurnOnset || wideTurns.share >= Self.wideTurnOnset) { return nil }
+        if kind == .automotive && (quietTurns.share >= Self.quietTurnOnset || wideTurns.share >= Self.wideTurnOnset
+                                    || swayWindows.count < Self.swayOnset) { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
@@ -409,7 +437,7 @@ private struct RecentShare: Sendable {
     let span: Int
     private var marks: [Bool] = []
     private var next = 0
-    private var count = 0
+    private(set) var count = 0
 
     init(span: Int) { self.span = span }
 
