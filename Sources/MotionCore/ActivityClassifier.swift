@@ -29,7 +29,7 @@ import StepdModel
 ///   wrist by 46 degrees or more, the state leaves automotive, and while 30 % do it does not
 ///   become automotive.
 /// - A car sways (see `isSway`): the state does not become automotive while fewer than 6 of the
-///   last minute's windows move across gravity by 79 mg.
+///   last minute's windows move across gravity by 0.1 g.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -118,14 +118,14 @@ struct ActivityClassifier: Sendable {
     static let wideTurnOnset = 0.3
 
     /// Sway: a window whose movement across gravity (`horizontal_rms_log`: vibration and tilt)
-    /// reaches `swayLevel` (79 mg). A car rocks, brakes and turns the body that carries the wrist:
-    /// every minute of the ST car clip and of the short Bangle drive has 47 % or more such windows,
-    /// the 36-minute drive 55 % at the median. A forearm typing on a desk vibrates like a road but
-    /// hardly moves across gravity (the synthetic typing the model calls a car: 0-5 % at the
-    /// median). The onset of automotive needs `swayOnset` of them among the last `quietTurnSpan`
+    /// reaches `swayLevel` (0.1 g). A car rocks, brakes and turns the body that carries the wrist:
+    /// every minute of the ST car clip and of the short Bangle drive has 47 % and 38 % or more such
+    /// windows, the 36-minute drive 48 % at the median (the ST phone-driving clip 29 % of its
+    /// windows). A forearm typing on a desk vibrates like a road but hardly moves across gravity
+    /// (the synthetic typing the model called a car: 0 % at the median). The onset of automotive needs `swayOnset` of them among the last `quietTurnSpan`
     /// windows (the evidence is kept meanwhile): more than one kind of vehicle sign. Onset only: the
     /// 36-minute drive has minutes without sway, so its absence does not end a drive.
-    static let swayLevel = 0.079
+    static let swayLevel = 0.1
     static let swayOnset = 6
 
     /// How long (s) after the step gate's last credited step the state may still become walking
