@@ -25,6 +25,11 @@ import StepdModel
 /// - A forearm on a desk is not a car (see `isQuietTurn`): while half of the last minute's windows
 ///   turn the gravity direction at rest-level vibration, the state leaves automotive, and while a
 ///   fifth of them do it does not become automotive.
+/// - A meal is not a car (see `isWideTurn`): while half of the last minute's windows turn the
+///   wrist by 46 degrees or more, the state leaves automotive, and while 30 % do it does not
+///   become automotive.
+/// - A car sways (see `isSway`): the state does not become automotive while fewer than 6 of the
+///   last minute's windows move across gravity by 0.1 g.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -40,6 +45,11 @@ struct ActivityClassifier: Sendable {
         var running = false
         /// The gravity direction turns at rest-level vibration (`isQuietTurn`).
         var quietTurn = false
+        /// The gravity direction turns by tens of degrees within the window (`isWideTurn`).
+        var wideTurn = false
+        /// The device moves across gravity as a car's body sways it (`isSway`); magnitude-only
+        /// windows cannot tell and count as swaying.
+        var sway = true
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -94,6 +104,30 @@ struct ActivityClassifier: Sendable {
     static let quietTurnExit = 0.5
     static let quietTurnOnset = 0.2
 
+    /// A wide turn: a three-axis window whose gravity direction turns by `wideTurnAngle` (0.8 rad,
+    /// 46 degrees) or more, between its halves or between a 1 s mean and the window's mean. A hand
+    /// lifted to the mouth, a cup tipped, a forearm swung between keyboard and mouse turn the
+    /// wrist that far every few seconds; a hand on a wheel or in a lap seldom does (the Bangle
+    /// drives: at most 42 % of any minute, 5-8 % at the median; the synthetic eating the model
+    /// calls a car: 38-63 % at the median). Like the quiet turns, over the last `quietTurnSpan`
+    /// windows a share of `wideTurnExit` leaves automotive and a share of `wideTurnOnset`
+    /// withholds its onset (the evidence is kept). The angle, not the vibration: noise and
+    /// quantisation barely move a 1 s mean's direction, so the rule reads the same on a 6-bit watch.
+    static let wideTurnAngle = 0.8
+    static let wideTurnExit = 0.5
+    static let wideTurnOnset = 0.3
+
+    /// Sway: a window whose movement across gravity (`horizontal_rms_log`: vibration and tilt)
+    /// reaches `swayLevel` (0.1 g). A car rocks, brakes and turns the body that carries the wrist:
+    /// every minute of the ST car clip and of the short Bangle drive has 47 % and 38 % or more such
+    /// windows, the 36-minute drive 48 % at the median (the ST phone-driving clip 29 % of its
+    /// windows). A forearm typing on a desk vibrates like a road but hardly moves across gravity
+    /// (the synthetic typing the model called a car: 0 % at the median). The onset of automotive needs `swayOnset` of them among the last `quietTurnSpan`
+    /// windows (the evidence is kept meanwhile): more than one kind of vehicle sign. Onset only: the
+    /// 36-minute drive has minutes without sway, so its absence does not end a drive.
+    static let swayLevel = 0.1
+    static let swayOnset = 6
+
     /// How long (s) after the step gate's last credited step the state may still become walking
     /// or running without a confirmed run: one window. A pedometer that counts nothing is not
     /// walking (CoreMotion never says so either): the held-out ST still clips were called walking
@@ -120,6 +154,7 @@ struct ActivityClassifier: Sendable {
     private static let vibrationFeature = NamedFeature("vibration_log")
     private static let gravityMoveFeature = NamedFeature("gravity_move")
     private static let orientationSpreadFeature = NamedFeature("orientation_spread")
+    private static let horizontalFeature = NamedFeature("horizontal_rms_log")
 
     private var probabilities: [Double]
     private(set) var smoothed: [Double]
@@ -133,10 +168,10 @@ struct ActivityClassifier: Sendable {
     private var stillInVehicleSince: Double?
     /// The end of the last automotive-led window (`vehicleSilence`).
     private var vehicleEvidenceAt = 0.0
-    /// Whether each of the last `quietTurnSpan` windows was a quiet turn (a ring), and how many.
-    private var quietTurns: [Bool] = []
-    private var quietTurnNext = 0
-    private var quietTurnCount = 0
+    /// Which of the last `quietTurnSpan` windows were quiet turns, and which wide turns.
+    private var quietTurns = RecentShare(span: quietTurnSpan)
+    private var wideTurns = RecentShare(span: quietTurnSpan)
+    private var swayWindows = RecentShare(span: quietTurnSpan)
     private let walkingIndex: Int
     private let runningIndex: Int
     private let stationaryIndex: Int
@@ -177,6 +212,19 @@ struct ActivityClassifier: Sendable {
         return vibration < log10(stillVibration) && !isSteady(values)
     }
 
+    /// Whether a three-axis window's gravity direction turns by `wideTurnAngle` or more.
+    static func isWideTurn(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+        guard !magnitudeOnly, let move = gravityMoveFeature.value(in: values),
+              let spread = orientationSpreadFeature.value(in: values) else { return false }
+        return max(move, spread) >= wideTurnAngle
+    }
+
+    /// Whether a window sways (`swayLevel`); magnitude-only windows always do (`Window.sway`).
+    static func isSway(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+        guard !magnitudeOnly, let level = horizontalFeature.value(in: values) else { return true }
+        return level >= log10(swayLevel)
+    }
+
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
     static func isSteady(_ values: [Double]) -> Bool {
         guard let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
@@ -215,7 +263,9 @@ struct ActivityClassifier: Sendable {
         let window = Window(end: features.windowEnd, magnitudeOnly: features.magnitudeOnly,
                             still: Self.isStill(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
                             running: Self.isRunning(features.values),
-                            quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly))
+                            quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly),
+                            wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
+                            sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly))
         return decide(window, gait: Gait(gait))
     }
 
@@ -249,11 +299,13 @@ struct ActivityClassifier: Sendable {
         if fresh {
             streakClass = -1
             automotiveWindows = 0
-            quietTurns.removeAll(keepingCapacity: true)
-            quietTurnNext = 0
-            quietTurnCount = 0
+            quietTurns.clear()
+            wideTurns.clear()
+            swayWindows.clear()
         }
-        noteQuietTurn(window.quietTurn)
+        quietTurns.note(window.quietTurn)
+        wideTurns.note(window.wideTurn)
+        swayWindows.note(window.sway)
         for k in 0..<probabilities.count {
             smoothed[k] = fresh ? probabilities[k] : 0.5 * smoothed[k] + 0.5 * probabilities[k]
         }
@@ -304,8 +356,9 @@ struct ActivityClassifier: Sendable {
                 return nil
             }
             stillInVehicleSince = nil
-            if quietTurnShare >= Self.quietTurnExit {
-                // A hand moving at rest: no road under it. The evidence starts afresh.
+            if quietTurns.share >= Self.quietTurnExit || wideTurns.share >= Self.wideTurnExit {
+                // A hand moving at rest, or turning the wrist as a driver's seldom does: no road
+                // under it. The evidence starts afresh.
                 automotiveWindows = 0
                 let left = kind == .automotive ? ActivityKind.unknown : kind
                 let leftConfidence = Self.confidence(of: kind == .automotive ? max(smoothed[unknownIndex], 0.55) : p)
@@ -335,7 +388,8 @@ struct ActivityClassifier: Sendable {
         if (kind == .walking || kind == .running) && state.kind != .automotive && !Self.hasSteps(gait, at: t) {
             return nil
         }
-        if kind == .automotive && quietTurnShare >= Self.quietTurnOnset { return nil }
+        if kind == .automotive && (quietTurns.share >= Self.quietTurnOnset || wideTurns.share >= Self.wideTurnOnset
+                                    || swayWindows.count < Self.swayOnset) { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
@@ -370,24 +424,39 @@ struct ActivityClassifier: Sendable {
         probability >= 0.8 ? .high : probability >= 0.55 ? .medium : .low
     }
 
-    /// The share of the last `quietTurnSpan` windows that were quiet turns (of the span, also
-    /// before it has filled).
-    private var quietTurnShare: Double { Double(quietTurnCount) / Double(Self.quietTurnSpan) }
-
-    private mutating func noteQuietTurn(_ quietTurn: Bool) {
-        if quietTurns.count < Self.quietTurnSpan {
-            quietTurns.append(quietTurn)
-        } else {
-            if quietTurns[quietTurnNext] { quietTurnCount -= 1 }
-            quietTurns[quietTurnNext] = quietTurn
-            quietTurnNext = (quietTurnNext + 1) % Self.quietTurnSpan
-        }
-        if quietTurn { quietTurnCount += 1 }
-    }
-
     private mutating func change(to new: ActivityState) -> ActivityState? {
         guard new != state else { return nil }
         state = new
         return new
+    }
+}
+
+/// Which of the last `span` windows showed a sign (a ring), and their share of the span (also
+/// before it has filled).
+private struct RecentShare: Sendable {
+    let span: Int
+    private var marks: [Bool] = []
+    private var next = 0
+    private(set) var count = 0
+
+    init(span: Int) { self.span = span }
+
+    var share: Double { Double(count) / Double(span) }
+
+    mutating func clear() {
+        marks.removeAll(keepingCapacity: true)
+        next = 0
+        count = 0
+    }
+
+    mutating func note(_ mark: Bool) {
+        if marks.count < span {
+            marks.append(mark)
+        } else {
+            if marks[next] { count -= 1 }
+            marks[next] = mark
+            next = (next + 1) % span
+        }
+        if mark { count += 1 }
     }
 }

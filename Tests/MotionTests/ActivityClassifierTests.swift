@@ -11,11 +11,13 @@ import Testing
         var end = 5.0
         var changes: [ActivityState] = []
 
-        /// `quietTurnEvery`: every so many windows (counting from the first) is a quiet turn.
+        /// `quietTurnEvery`: every so many windows (counting from the first) is a quiet turn;
+        /// `wideTurnEvery` likewise a wide turn; `swayEvery` likewise a window that sways (the
+        /// others then do not; 1, the default: every window sways).
         /// `runStart`: the step gate's confirmed run (a step in each window) started then; nil: no
         /// steps. By default walking and running windows have a run from the first of them.
         mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false,
-                           quietTurnEvery: Int = 0, runStart: Double?? = .none) {
+                           quietTurnEvery: Int = 0, wideTurnEvery: Int = 0, swayEvery: Int = 1, runStart: Double?? = .none) {
             let gaitStart: Double? = switch runStart {
             case .some(let given): given
             case .none: kind == .walking || kind == .running ? end - 5 : nil
@@ -24,7 +26,9 @@ import Testing
             let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
             for i in 0..<windows {
                 let quietTurn = quietTurnEvery > 0 && i % quietTurnEvery == 0
-                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running, quietTurn: quietTurn)
+                let wideTurn = wideTurnEvery > 0 && i % wideTurnEvery == 0
+                let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running,
+                                                       quietTurn: quietTurn, wideTurn: wideTurn, sway: i % swayEvery == 0)
                 let gait = gaitStart.map { ActivityClassifier.Gait(walking: true, runStart: $0, lastStep: end - 0.5) }
                     ?? ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
@@ -254,6 +258,59 @@ import Testing
         #expect(drive.state.kind == .automotive)
     }
 
+    @Test func aWristTurningWideAndOftenLeavesAutomotive() {
+        // Hand to mouth every few seconds while the model calls it a car: once half of a
+        // minute's windows turn the wrist by tens of degrees, the state is no longer automotive.
+        var meal = Run()
+        meal.feed(.automotive, windows: 40)
+        #expect(meal.state.kind == .automotive)
+        meal.feed(.automotive, windows: 100, wideTurnEvery: 2)
+        #expect(meal.state.kind == .unknown)
+        // A drive with a wide turn every third window (a third of a minute: steering, the
+        // Bangle drives at most 42 %) stays a drive.
+        var drive = Run()
+        drive.feed(.automotive, windows: 40)
+        drive.feed(.automotive, windows: 200, wideTurnEvery: 3)
+        #expect(drive.state.kind == .automotive)
+        #expect(drive.changes.count == 1)
+    }
+
+    @Test func wideTurnsWithholdTheAutomotiveOnset() {
+        // Every window a wide turn: 60 automotive windows are not a drive yet ...
+        var run = Run()
+        run.feed(.automotive, windows: 60, wideTurnEvery: 1)
+        #expect(run.state.kind != .automotive)
+        run.feed(.automotive, windows: 42)
+        #expect(run.state.kind != .automotive)
+        // ... and the evidence is kept: once fewer than 30 % of the last minute's windows turn
+        // wide (17 of 60 after 43 plain ones), the drive starts at its first window.
+        run.feed(.automotive, windows: 1)
+        #expect(run.state.kind == .automotive)
+        #expect(run.state.start == 2.5)
+        // One in five does not withhold it.
+        var drive = Run()
+        drive.feed(.automotive, windows: 30, wideTurnEvery: 5)
+        #expect(drive.state.kind == .automotive)
+    }
+
+    @Test func aVehicleOnsetNeedsSway() {
+        // Vibration with the device barely moving across gravity (a forearm typing on a desk;
+        // only the first window sways): 40 automotive windows are not a drive ...
+        var desk = Run()
+        desk.feed(.automotive, windows: 40, swayEvery: 1000)
+        #expect(desk.state.kind != .automotive)
+        desk.feed(.automotive, windows: 4)
+        #expect(desk.state.kind != .automotive)
+        // ... until six windows of the last minute sway; the evidence was kept.
+        desk.feed(.automotive, windows: 1)
+        #expect(desk.state.kind == .automotive)
+        #expect(desk.state.start == 2.5)
+        // One window in five swaying is enough for a drive.
+        var drive = Run()
+        drive.feed(.automotive, windows: 30, swayEvery: 5)
+        #expect(drive.state.kind == .automotive)
+    }
+
     @Test func theLastAutomotiveWindowIsRemembered() {
         // The step gate asks more of a rhythm right after a drive (`StepGate.afterDrive`).
         var run = Run()
@@ -347,6 +404,35 @@ import Testing
         #expect(!ActivityClassifier.isQuietTurn(road.values, magnitudeOnly: false))
         let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(!ActivityClassifier.isQuietTurn(magnitude.values, magnitudeOnly: true))
+    }
+
+    @Test func aWristTurningByTensOfDegreesIsAWideTurn() {
+        // The forearm raised from the table towards the mouth (90 degrees) and lowered again
+        // within the window (a bite), with vibration on top: a wide turn.
+        let bite = window(seconds: 8) { t in
+            let angle = 1.6 * max(0, sin(2 * .pi * t / 5))
+            return (sin(angle), 0.02 * sin(2 * .pi * 9 * t), cos(angle) + 0.03 * sin(2 * .pi * 11 * t))
+        }
+        #expect(ActivityClassifier.isWideTurn(bite.values, magnitudeOnly: false))
+        // A hand on a wheel: a 15-degree turn with road vibration is not one, nor |a| alone.
+        let steering = window(seconds: 8) { t in
+            let angle = 0.26 * sin(2 * .pi * t / 6)
+            return (sin(angle), 0, cos(angle) + 0.03 * sin(2 * .pi * 11 * t))
+        }
+        #expect(!ActivityClassifier.isWideTurn(steering.values, magnitudeOnly: false))
+        let magnitude = window(seconds: 8) { t in (1 + 0.3 * sin(2 * .pi * t / 4), 0, 0) }
+        #expect(!ActivityClassifier.isWideTurn(magnitude.values, magnitudeOnly: true))
+    }
+
+    @Test func aDeviceRockingAcrossGravitySways() {
+        // A car's body rocking the wrist by 0.15 g across gravity sways; keystroke vibration of
+        // 0.02 g does not; |a| alone cannot tell and counts as swaying.
+        let road = window(seconds: 8) { t in (0.15 * sin(2 * .pi * 1.3 * t), 0.1 * sin(2 * .pi * 2.1 * t), 1) }
+        #expect(ActivityClassifier.isSway(road.values, magnitudeOnly: false))
+        let keys = window(seconds: 8) { t in (0.02 * sin(2 * .pi * 5 * t), 0.01 * sin(2 * .pi * 6.3 * t), 1) }
+        #expect(!ActivityClassifier.isSway(keys.values, magnitudeOnly: false))
+        let magnitude = window(seconds: 8) { t in (1 + 0.01 * sin(2 * .pi * 5 * t), 0, 0) }
+        #expect(ActivityClassifier.isSway(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func magnitudeOnlyInputIsNeverStill() {

@@ -114,7 +114,11 @@ private struct Noise {
             // (`ActivityClassifier.noiseFloorMargin`).
             let turn = t.truncatingRemainder(dividingBy: 45) < 8 ? 0.15 * sin(Double.pi * t.truncatingRemainder(dividingBy: 45) / 8) : 0
             let brake = t.truncatingRemainder(dividingBy: 70) < 5 ? 0.1 * sin(Double.pi * t.truncatingRemainder(dividingBy: 70) / 5) : 0
-            samples.append(AccelSample(t: t, x: 0.1 + 0.5 * v + brake, y: 0.05 * noise.next() + turn, z: 0.99 + v))
+            // The body rocking on the road's undulations, swelling and fading every 13 s: the
+            // real drives move their wrist across gravity by 93-214 mg at the median
+            // (`ActivityClassifier.swayLevel`).
+            let rock = 0.15 * sin(2 * Double.pi * 0.8 * t) * (0.5 + 0.5 * sin(2 * Double.pi * t / 13))
+            samples.append(AccelSample(t: t, x: 0.1 + 0.5 * v + brake, y: 0.05 * noise.next() + turn + rock, z: 0.99 + v))
         }
         let analysis = RecordingAnalysis.run(samples)
         #expect(analysis.steps == 0)
