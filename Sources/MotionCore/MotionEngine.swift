@@ -209,7 +209,7 @@ public struct MotionEngine: Sendable {
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
-        gate.observe(StepGate.WindowCadence(features: features.values), end: t)
+        gate.observe(StepGate.WindowCadence(features: features.values, magnitudeOnly: features.magnitudeOnly), end: t)
         if detector.fastLowpassHz > 0, let window = gate.window {
             tempo.update(window, runPeriod: gate.walking ? gate.period : 0, parameters: detector)
         }

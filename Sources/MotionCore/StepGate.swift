@@ -46,7 +46,6 @@ struct StepGate: Sendable {
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
         private static let verticalShareFeature = NamedFeature("vertical_share")
-        private static let gravityNormFeature = NamedFeature("gravity_norm")
         private static let stepCorrelationFeature = NamedFeature("ac_step")
         private static let stepLagFeature = NamedFeature("ac_step_lag")
         private static let dominantFrequencyFeature = NamedFeature("dominant_hz")
@@ -58,14 +57,14 @@ struct StepGate: Sendable {
         }
 
         /// The rhythm of one window's feature vector; nil when it lacks those features.
-        init?(features values: [Double]) {
+        /// `magnitudeOnly`: the window's flag (`WindowFeatures.magnitudeOnly`), whose three-axis
+        /// features are zero and carry no direction.
+        init?(features values: [Double], magnitudeOnly: Bool) {
             guard let correlation = Self.stepCorrelationFeature.value(in: values), let lag = Self.stepLagFeature.value(in: values),
                   let frequency = Self.dominantFrequencyFeature.value(in: values) else { return nil }
             self.init(stepCorrelation: correlation, stepLag: lag, dominantFrequency: frequency)
             strideCorrelation = Self.strideCorrelationFeature.value(in: values) ?? 0
-            if let norm = Self.gravityNormFeature.value(in: values), norm > 0 {
-                verticalShare = Self.verticalShareFeature.value(in: values)
-            }
+            if !magnitudeOnly { verticalShare = Self.verticalShareFeature.value(in: values) }
         }
 
         /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the

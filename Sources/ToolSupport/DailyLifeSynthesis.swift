@@ -150,9 +150,7 @@ public enum DailyLifeSynthesis {
             for i in first..<(first + perBin) { sum = sum + forces[i] }
             let v = sum * (1 / Double(perBin))
             var reading = (m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z, m[6] * v.x + m[7] * v.y + m[8] * v.z)
-            reading.0 += sensor.noise * SensorImperfection.gaussian(&random)
-            reading.1 += sensor.noise * SensorImperfection.gaussian(&random)
-            reading.2 += sensor.noise * SensorImperfection.gaussian(&random)
+            SensorImperfection.addNoise(&reading, sigma: sensor.noise, random: &random)
             let late = min(max(sensor.jitter * SensorImperfection.gaussian(&random), -0.45), 0.45) * period
             // Stamped at the middle of the period the boxcar averaged.
             let stamp = t + period / 2 + late

@@ -53,10 +53,6 @@ struct AccuracyBenchCommand: ParsableCommand {
         /// The scores of one recording's analysis (`classic`: the reference pedometer's count).
         init(entry: Entry, samples: [AccelSample], analysis: RecordingAnalysis, classic: Int) {
             let windows = ActivityWindows(analysis: analysis, samples: samples, label: entry.activity)
-            var called = [Double](repeating: 0, count: ActivityKind.allCases.count)
-            for segment in analysis.activities {
-                if let k = ActivityKind.allCases.firstIndex(of: segment.kind) { called[k] += segment.end - segment.start }
-            }
             self.entry = entry
             duration = (samples.last?.t ?? 0) - (samples.first?.t ?? 0)
             self.samples = samples.count
@@ -65,7 +61,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             self.windows = windows.windows
             windowsRight = windows.right
             windowsAutomotive = windows.automotive
-            secondsCalled = called
+            secondsCalled = AccuracyBenchCommand.secondsCalled(in: analysis)
         }
     }
 
@@ -174,6 +170,15 @@ struct AccuracyBenchCommand: ParsableCommand {
         if let automotive = Self.share(nonVehicle, .automotive) {
             print("non-vehicle time called automotive: \(fixedDecimal(automotive, 2)) %")
         }
+    }
+
+    /// Seconds of one analysis called each `ActivityKind.allCases` kind.
+    static func secondsCalled(in analysis: RecordingAnalysis) -> [Double] {
+        var called = [Double](repeating: 0, count: ActivityKind.allCases.count)
+        for segment in analysis.activities {
+            if let k = ActivityKind.allCases.firstIndex(of: segment.kind) { called[k] += segment.end - segment.start }
+        }
+        return called
     }
 
     /// Seconds of the files whose label passes `labelled` called each `ActivityKind.allCases` kind.

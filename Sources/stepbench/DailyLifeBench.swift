@@ -84,12 +84,9 @@ struct DailyLifeBenchCommand: ParsableCommand {
                     configuration.model = model
                     let analysis = RecordingAnalysis.run(synthetic.samples, configuration: configuration)
                     samples += synthetic.samples.count
-                    var called = [Double](repeating: 0, count: ActivityKind.allCases.count)
-                    for segment in analysis.activities {
-                        if let k = ActivityKind.allCases.firstIndex(of: segment.kind) { called[k] += segment.end - segment.start }
-                    }
                     runs.append(Run(instance: i, activity: activity, sensor: synthetic.sensor, seconds: synthetic.seconds,
-                                    trueSteps: synthetic.trueSteps, steps: analysis.steps, called: called, model: modelName))
+                                    trueSteps: synthetic.trueSteps, steps: analysis.steps,
+                                    called: AccuracyBenchCommand.secondsCalled(in: analysis), model: modelName))
                 }
             }
         }
@@ -119,6 +116,13 @@ struct DailyLifeBenchCommand: ParsableCommand {
         let kinds = ActivityKind.allCases
         print(column("activity", 20) + column("hours", 6) + column("false", 6) + column("false/h", 8) + column("watch/h", 8)
             + column("worst fold/h", 13) + kinds.map { column(String($0.rawValue.prefix(10)), 11) }.joined())
+        /// The share (%) of the runs' time called each kind.
+        func shares(_ chosen: [Run]) -> [Double] {
+            var called = [Double](repeating: 0, count: kinds.count)
+            for r in chosen { for k in called.indices { called[k] += r.called[k] } }
+            let total = max(called.reduce(0, +), 1e-9)
+            return called.map { 100 * $0 / total }
+        }
         func row(_ label: String, _ chosen: [Run]) {
             let hours = chosen.reduce(0) { $0 + $1.seconds } / 3600
             let falseSteps = chosen.reduce(0) { $0 + $1.falseSteps }
@@ -131,14 +135,11 @@ struct DailyLifeBenchCommand: ParsableCommand {
                 let h = mine.reduce(0) { $0 + $1.seconds } / 3600
                 if h > 0 { worst = max(worst, Double(mine.reduce(0) { $0 + $1.falseSteps }) / h) }
             }
-            var called = [Double](repeating: 0, count: kinds.count)
-            for r in chosen { for k in called.indices { called[k] += r.called[k] } }
-            let total = max(called.reduce(0, +), 1e-9)
             print(column(label, 20) + column(fixedDecimal(hours / Double(models.count), 2), 6)
                 + column(fixedDecimal(Double(falseSteps) / Double(models.count), 0), 6)
                 + column(fixedDecimal(hours > 0 ? Double(falseSteps) / hours : 0, 1), 8) + column(watchRate, 8)
                 + column(models.count > 1 ? fixedDecimal(worst, 1) : "-", 13)
-                + called.map { column(fixedDecimal(100 * $0 / total, 1), 11) }.joined())
+                + shares(chosen).map { column(fixedDecimal($0, 1), 11) }.joined())
         }
         for activity in activities where activity.isDailyLife { row(activity.rawValue, runs.filter { $0.activity == activity }) }
         let busy = runs.filter { $0.activity.isDailyLife && !$0.activity.isQuiet }
@@ -152,10 +153,7 @@ struct DailyLifeBenchCommand: ParsableCommand {
             let errors = walks.map { Double(abs($0.steps - $0.trueSteps)) / Double(max($0.trueSteps, 1)) }
             print("")
             print("control: \(DailyActivity.walking.rawValue), \(walks.count) runs, \(truth) true steps, \(counted) counted (summed \(fixedDecimal(100 * Double(counted - truth) / Double(max(truth, 1)), 2)) %, MAPE \(fixedDecimal(100 * errors.reduce(0, +) / Double(errors.count), 2)) %, worst \(fixedDecimal(100 * (errors.max() ?? 0), 1)) %)")
-            var called = [Double](repeating: 0, count: kinds.count)
-            for r in walks { for k in called.indices { called[k] += r.called[k] } }
-            let total = max(called.reduce(0, +), 1e-9)
-            print("  its time called: " + zip(kinds, called).map { "\($0.0.rawValue) \(fixedDecimal(100 * $0.1 / total, 1)) %" }.joined(separator: ", "))
+            print("  its time called: " + zip(kinds, shares(walks)).map { "\($0.0.rawValue) \(fixedDecimal($0.1, 1)) %" }.joined(separator: ", "))
         }
     }
 

@@ -785,12 +785,10 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
     @Test func theShareIsReadFromTheWindowFeatures() throws {
         var values = [Double](repeating: 0, count: FeatureWindow.names.count)
         let index = try #require(FeatureWindow.names.firstIndex(of: "vertical_share"))
-        let norm = try #require(FeatureWindow.names.firstIndex(of: "gravity_norm"))
         values[index] = 0.3
-        // Magnitude-only windows have their three-axis features at zero: no evidence.
-        #expect(StepGate.WindowCadence(features: values)?.verticalShare == nil)
-        values[norm] = 1
-        #expect(StepGate.WindowCadence(features: values)?.verticalShare == 0.3)
+        // Magnitude-only windows carry no direction: no evidence.
+        #expect(StepGate.WindowCadence(features: values, magnitudeOnly: true)?.verticalShare == nil)
+        #expect(StepGate.WindowCadence(features: values, magnitudeOnly: false)?.verticalShare == 0.3)
     }
 }
 
