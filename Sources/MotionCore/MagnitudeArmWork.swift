@@ -12,8 +12,10 @@
 /// band's peaks swing more than `swingFloor` (vigorous movement: the slow, weak walks whose
 /// balance wanders up keep their steps), a chain at a step period of at least `minPeriod` is arm
 /// work and waits; it is credited back whole once the evidence falls and it still keeps its
-/// rhythm. Brisker chains are exempt: from about 120 steps/min a real walk's step harmonics reach
-/// above 6 Hz (and walks time-scaled to ~150-180 steps/min compress their impacts there too).
+/// rhythm. A run that has not shown the gait ends on clearer evidence (`endsRun`), and chains then
+/// wait for a gait window, as after the 35 s arm-work rule (`StepGate.observe`). Brisker chains
+/// are exempt: from about 120 steps/min a real walk's step harmonics reach above 6 Hz (and walks
+/// time-scaled to ~150-180 steps/min compress their impacts there too).
 /// Three-axis windows clear the means.
 struct MagnitudeArmWork: Sendable {
     /// The recent balance (log10 of the |a| RMS above 6 Hz over the gait band's RMS) and the
@@ -35,6 +37,13 @@ struct MagnitudeArmWork: Sendable {
     /// Step period (s) below which a chain is exempt (120 steps/min); 0.45 s costs the rieck walks
     /// time-scaled to ~150 steps/min, 0.55 s no longer reaches the laces and the dishes.
     static let minPeriod = 0.5
+    /// A run already credited ends only on clearer evidence (hysteresis: a walk's balance wanders
+    /// up for a few windows, especially sped up to ~80 steps/min), and only while it has shown no
+    /// gait window (`StepGate.gaitShownCorrelation`): balance above -0.1 and peaks swinging 0.5 g.
+    /// At the waiting limits (-0.15, 0.45 g) the rieck slow walks sped up to ~80 steps/min lose
+    /// steps (MAPE 2.95 -> 3.99 % held out).
+    static let endCeiling = -0.1
+    static let endSwingFloor = -0.3
 
     private static let gaitFeature = NamedFeature("gait_rms_log")
     private static let highFeature = NamedFeature("high_rms_log")
@@ -68,6 +77,12 @@ struct MagnitudeArmWork: Sendable {
     func holdsBack(stepPeriod: Double) -> Bool {
         guard stepPeriod >= Self.minPeriod, let balance, let swing else { return false }
         return balance > Self.ceiling && swing > Self.swingFloor
+    }
+
+    /// Whether a run at `stepPeriod` (s) that has not shown the gait is clearly arm work and ends.
+    func endsRun(stepPeriod: Double) -> Bool {
+        guard stepPeriod >= Self.minPeriod, let balance, let swing else { return false }
+        return balance > Self.endCeiling && swing > Self.endSwingFloor
     }
 
     mutating func reset() {

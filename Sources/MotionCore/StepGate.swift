@@ -154,6 +154,11 @@ struct StepGate: Sendable {
             verticalMean = verticalMean.map { $0 + Self.verticalGain * (share - $0) } ?? share
         }
         if let cadence { armWork.observe(cadence.armWork) }
+        if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
+            endRun()
+            pendingCount = 0
+            doubtUntil = end + Self.doubtSeconds
+        }
         if let cadence, cadence.strideCorrelation >= Self.gaitShownCorrelation {
             gaitShownAt = end
             doubtUntil = -Double.infinity
