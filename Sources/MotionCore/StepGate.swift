@@ -43,6 +43,8 @@ struct StepGate: Sendable {
         /// The share of the movement along gravity (`vertical_share`); nil for magnitude-only
         /// windows, whose three-axis features are zero.
         var verticalShare: Double?
+        /// A magnitude-only window's |a| balance and peak swing (`MagnitudeArmWork`), nil otherwise.
+        var armWork: MagnitudeArmWork.Evidence?
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
         private static let verticalShareFeature = NamedFeature("vertical_share")
@@ -65,6 +67,7 @@ struct StepGate: Sendable {
             self.init(stepCorrelation: correlation, stepLag: lag, dominantFrequency: frequency)
             strideCorrelation = Self.strideCorrelationFeature.value(in: values) ?? 0
             if !magnitudeOnly { verticalShare = Self.verticalShareFeature.value(in: values) }
+            armWork = MagnitudeArmWork.evidence(in: values, magnitudeOnly: magnitudeOnly)
         }
 
         /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the
@@ -125,6 +128,8 @@ struct StepGate: Sendable {
     /// 0.2 removes more synthetic arm work but costs the Bangle wrist walks 0.2 points of summed
     /// error held out.
     static let verticalFloor = 0.15
+    /// Magnitude-only arm work (`MagnitudeArmWork`): the same wait, read from |a| alone.
+    private(set) var armWork = MagnitudeArmWork()
 
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
     /// period or two (autocorrelation >= 0.2), or its dominant frequency is the step or stride
@@ -147,6 +152,12 @@ struct StepGate: Sendable {
         window = cadence
         if let share = cadence?.verticalShare {
             verticalMean = verticalMean.map { $0 + Self.verticalGain * (share - $0) } ?? share
+        }
+        if let cadence { armWork.observe(cadence.armWork) }
+        if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
+            endRun()
+            pendingCount = 0
+            doubtUntil = end + Self.doubtSeconds
         }
         if let cadence, cadence.strideCorrelation >= Self.gaitShownCorrelation {
             gaitShownAt = end
@@ -199,6 +210,7 @@ struct StepGate: Sendable {
         gaitShownAt = -Double.infinity
         doubtUntil = -Double.infinity
         verticalMean = nil
+        armWork.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -420,6 +432,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
+        if armWork.holdsBack(stepPeriod: isStride(mean, at: pending[last]) ? mean / 2 : mean) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
             doubtUntil = pending[last] + Self.doubtSeconds

@@ -37,6 +37,14 @@ public enum DailyActivity: String, CaseIterable, Sendable {
     public var isQuiet: Bool { self == .still }
 }
 
+/// The norm a magnitude-only watch logs instead of its three axes.
+public enum MagnitudeNorm: String, Sendable, Equatable {
+    /// sqrt(x^2 + y^2 + z^2): 1 g at rest in any posture.
+    case l2
+    /// |x| + |y| + |z|: cheaper on a watch's microcontroller; 1-1.73 g at rest, depending on the posture.
+    case l1
+}
+
 /// How the synthetic watch samples: rate, converter and noise.
 public struct WristSensor: Sendable, Equatable {
     public var rate: Double
@@ -47,13 +55,30 @@ public struct WristSensor: Sendable, Equatable {
     public var noise: Double
     /// Stamp jitter (periods, standard deviation).
     public var jitter: Double
+    /// A magnitude-only watch (like the `rieck-*` Sensor Watch files) logs only this norm of its
+    /// three converted axes, times `gain`, in x, with y = z = 0; nil: the three axes.
+    public var magnitude: MagnitudeNorm?
+    /// The magnitude watch's scale error (the Sensor Watch reads about 1.3 g at rest with its L2
+    /// norm, walks and daily life alike).
+    public var gain: Double
 
-    public init(rate: Double, bits: Int, range: Double, noise: Double, jitter: Double) {
+    public init(rate: Double, bits: Int, range: Double, noise: Double, jitter: Double, magnitude: MagnitudeNorm? = nil, gain: Double = 1) {
         self.rate = rate
         self.bits = bits
         self.range = range
         self.noise = noise
         self.jitter = jitter
+        self.magnitude = magnitude
+        self.gain = gain
+    }
+
+    /// A magnitude-only watch like the Sensor Watch of the `rieck-*` files (data/README.md):
+    /// 12.5 or 25 Hz, 14 bits over +-4 g per axis, the L2 or L1 norm, a gain of 1.2-1.4 (the
+    /// rieck L2 files read 1.22-1.38 g at the desk), 3-10 mg of noise per axis.
+    public static func magnitudeWatch(_ random: inout SplitMix64) -> WristSensor {
+        WristSensor(rate: random.pick([12.5, 25]), bits: 14, range: 4, noise: Synth.uniform(0.003, 0.01, &random),
+                    jitter: Synth.uniform(0, 0.02, &random), magnitude: random.pick([MagnitudeNorm.l2, .l1]),
+                    gain: Synth.uniform(1.2, 1.4, &random))
     }
 
     /// A coarse 32 Hz, 6-bit, +-1.5 g watch, as some public wrist daily-life sets were recorded with.
@@ -72,7 +97,9 @@ public struct WristSensor: Sendable, Equatable {
     }
 
     public var label: String {
-        "\(DecimalText.fixed(rate, decimals: rate == rate.rounded() ? 0 : 1) ?? "?") Hz \(bits) bit +-\(DecimalText.fixed(range, decimals: 1) ?? "?") g"
+        let rateText = "\(DecimalText.fixed(rate, decimals: rate == rate.rounded() ? 0 : 1) ?? "?") Hz"
+        if let magnitude { return rateText + " |a| \(magnitude.rawValue) x\(DecimalText.fixed(gain, decimals: 2) ?? "?")" }
+        return rateText + " \(bits) bit +-\(DecimalText.fixed(range, decimals: 1) ?? "?") g"
     }
 }
 
@@ -154,9 +181,15 @@ public enum DailyLifeSynthesis {
             let late = min(max(sensor.jitter * SensorImperfection.gaussian(&random), -0.45), 0.45) * period
             // Stamped at the middle of the period the boxcar averaged.
             let stamp = t + period / 2 + late
-            out.append(AccelSample(t: stamp, x: SensorImperfection.quantised(reading.0, bits: sensor.bits, range: sensor.range),
-                                   y: SensorImperfection.quantised(reading.1, bits: sensor.bits, range: sensor.range),
-                                   z: SensorImperfection.quantised(reading.2, bits: sensor.bits, range: sensor.range)))
+            let x = SensorImperfection.quantised(reading.0, bits: sensor.bits, range: sensor.range)
+            let y = SensorImperfection.quantised(reading.1, bits: sensor.bits, range: sensor.range)
+            let z = SensorImperfection.quantised(reading.2, bits: sensor.bits, range: sensor.range)
+            switch sensor.magnitude {
+            case nil: out.append(AccelSample(t: stamp, x: x, y: y, z: z))
+            // The watch converts its three axes, then logs only their norm.
+            case .l2: out.append(AccelSample(t: stamp, x: sensor.gain * (x * x + y * y + z * z).squareRoot(), y: 0, z: 0))
+            case .l1: out.append(AccelSample(t: stamp, x: sensor.gain * (abs(x) + abs(y) + abs(z)), y: 0, z: 0))
+            }
             k += 1
         }
         return out

@@ -7,7 +7,8 @@ import ToolSupport
 
 /// `stepbench daily-life`: false steps and activity states on three-axis wrist daily life
 /// synthesised from kinematics (`DailyLifeSynthesis`, in ToolSupport), which the development set
-/// barely has. Every instance runs through `RecordingAnalysis` exactly as `stepbench accuracy`
+/// barely has, or (`--magnitude-only`) the same movements seen by a magnitude-only watch like the
+/// `rieck-*` Sensor Watch (x = |a|, y = z = 0, 12.5 or 25 Hz). Every instance runs through `RecordingAnalysis` exactly as `stepbench accuracy`
 /// runs a recording. A proxy, not a measurement: see docs/motion.md ("Synthetic daily life").
 struct DailyLifeBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +31,9 @@ struct DailyLifeBenchCommand: ParsableCommand {
 
     @Flag(help: "Also list the instances with the most false steps.")
     var files = false
+
+    @Flag(help: "Render every instance as a magnitude-only watch like the rieck Sensor Watch (x = |a| by the L2 or L1 norm with a gain of 1.2-1.4, y = z = 0, 12.5 or 25 Hz) instead of the drawn three-axis sensor; the same movements, drawn per instance.")
+    var magnitudeOnly = false
 
     struct Run {
         var instance: Int
@@ -77,7 +81,12 @@ struct DailyLifeBenchCommand: ParsableCommand {
         for activity in activities {
             for i in 0..<instances {
                 let name = activity.rawValue + "#\(i)"
-                let synthetic = DailyLifeSynthesis.instance(activity, seed: SensorImperfection.seed(for: name, salt: seed))
+                let instanceSeed = SensorImperfection.seed(for: name, salt: seed)
+                // The magnitude watch is drawn from its own stream, so the movement (and every
+                // other draw of the instance) is the three-axis rendering's.
+                var watchDraw = SplitMix64(seed: SensorImperfection.seed(for: name + " |a|", salt: seed))
+                let synthetic = DailyLifeSynthesis.instance(activity, seed: instanceSeed,
+                                                            sensor: magnitudeOnly ? WristSensor.magnitudeWatch(&watchDraw) : nil)
                 if let write { try Self.write(synthetic, name: name, to: write, manifest: &manifest, tool: tool) }
                 for (modelName, model) in models {
                     var configuration = MotionConfiguration()
@@ -110,7 +119,11 @@ struct DailyLifeBenchCommand: ParsableCommand {
         if let folds = classifier.folds {
             print("each instance counted by each of the \(models.count) fold models of \(folds) (none saw these instances); figures pooled over them, \"worst fold\" the fold model with the most")
         }
-        print("synthetic three-axis wrist daily life, seed \(seed), \(instances) instances per activity; a third on the 32 Hz 6-bit +-1.5 g watch (\"watch\")")
+        if magnitudeOnly {
+            print("synthetic wrist daily life seen as |a| only (x = |a|, y = z = 0; L2 or L1 norm, gain 1.2-1.4, 12.5 or 25 Hz), seed \(seed), \(instances) instances per activity; \"watch\": the 12.5 Hz ones")
+        } else {
+            print("synthetic three-axis wrist daily life, seed \(seed), \(instances) instances per activity; a third on the 32 Hz 6-bit +-1.5 g watch (\"watch\")")
+        }
         print("hours and false steps per model; false steps per hour; activity: share of the time called each state (%)")
         print("")
         let kinds = ActivityKind.allCases
@@ -126,7 +139,9 @@ struct DailyLifeBenchCommand: ParsableCommand {
         func row(_ label: String, _ chosen: [Run]) {
             let hours = chosen.reduce(0) { $0 + $1.seconds } / 3600
             let falseSteps = chosen.reduce(0) { $0 + $1.falseSteps }
-            let watch = chosen.filter { $0.sensor.bits == WristSensor.coarseWatch.bits && $0.sensor.rate == WristSensor.coarseWatch.rate }
+            let watch = chosen.filter {
+                magnitudeOnly ? $0.sensor.rate < 20 : $0.sensor.bits == WristSensor.coarseWatch.bits && $0.sensor.rate == WristSensor.coarseWatch.rate
+            }
             let watchHours = watch.reduce(0) { $0 + $1.seconds } / 3600
             let watchRate = watchHours > 0 ? fixedDecimal(Double(watch.reduce(0) { $0 + $1.falseSteps }) / watchHours, 1) : "-"
             var worst = 0.0

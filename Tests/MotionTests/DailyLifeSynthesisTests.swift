@@ -54,6 +54,38 @@ import ToolSupport
         }
     }
 
+    @Test("a magnitude-only watch logs the norm of the same three converted axes, times its gain, in x", arguments: [MagnitudeNorm.l2, .l1])
+    func magnitudeOnlyWatch(_ norm: MagnitudeNorm) {
+        for rate in [12.5, 25] {
+            let axes = WristSensor(rate: rate, bits: 14, range: 4, noise: 0, jitter: 0)
+            var watch = axes
+            watch.magnitude = norm
+            watch.gain = 1.3
+            for activity in [DailyActivity.washingDishes, .still] {
+                let three = DailyLifeSynthesis.instance(activity, seed: 5, seconds: 60, sensor: axes)
+                let magnitude = DailyLifeSynthesis.instance(activity, seed: 5, seconds: 60, sensor: watch)
+                #expect(abs(Double(magnitude.samples.count) - 60 * rate) <= 2)
+                #expect(magnitude.samples.count == three.samples.count)
+                for (m, a) in zip(magnitude.samples, three.samples) {
+                    let expected = norm == .l2 ? (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot() : abs(a.x) + abs(a.y) + abs(a.z)
+                    #expect(m.t == a.t && m.y == 0 && m.z == 0)
+                    #expect(abs(m.x - 1.3 * expected) < 1e-12)
+                }
+                if activity == .still {
+                    // At rest the L2 norm is the gain (1 g), the L1 norm 1-1.73 g times it, by posture.
+                    let level = magnitude.samples.map(\.x).reduce(0, +) / Double(magnitude.samples.count)
+                    if norm == .l2 { #expect(abs(level - 1.3) < 0.02) } else { #expect(level > 1.28 && level < 1.3 * 1.74) }
+                }
+            }
+        }
+        // The bench's draw: 12.5 or 25 Hz, magnitude only, a gain of 1.2-1.4.
+        var random = SplitMix64(seed: 9)
+        for _ in 0..<20 {
+            let drawn = WristSensor.magnitudeWatch(&random)
+            #expect(drawn.magnitude != nil && (drawn.rate == 12.5 || drawn.rate == 25) && drawn.gain >= 1.2 && drawn.gain <= 1.4)
+        }
+    }
+
     @Test("the control walk's true steps follow its cadence, and its wrist bounces and swings")
     func controlWalk() {
         let sensor = WristSensor(rate: 100, bits: 16, range: 8, noise: 0, jitter: 0)
