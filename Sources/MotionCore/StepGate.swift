@@ -115,7 +115,7 @@ struct StepGate: Sendable {
     /// top of the walking range, while the tracked period of a 180 steps/min walk wanders by a
     /// few percent (0.32-0.35 s): below 0.33 s its stride intervals lost their steps (a Bangle
     /// wrist walk sped up to 180 counted 78 %). Unproven runs keep the 0.33 s floor: synthetic
-    /// clapping at that rate gains steps from the lower one.
+    /// clapping at that rate (bouts of 3-10 s) gains steps from the lower one.
     static let provenFillMinPeriod = 0.30
 
     /// The recent share of the movement along gravity (exponential mean over three-axis windows,
@@ -310,10 +310,11 @@ struct StepGate: Sendable {
             } else {
                 irregularStreak = 0
             }
-            // Once the run's band has repeated at a stride lag (`gaitShownCorrelation`: a walk,
-            // not arm work), a double interval holds a step down to `provenFillMinPeriod`, and in
-            // a stride run a peak interval is a stride within the tolerance a step interval gets.
-            let gaitShown = gaitShownAt >= runStart
+            // Once the run has counted a walk's worth of steps (`recentMinSteps`) and its band has
+            // repeated at a stride lag (`gaitShownCorrelation`), it is a walk, not arm work: a
+            // double interval holds a step down to `provenFillMinPeriod`, and in a stride run a
+            // peak interval is a stride within the tolerance a step interval gets.
+            let gaitShown = runSteps >= Self.recentMinSteps && gaitShownAt >= runStart
             let fillFloor = gaitShown ? min(p.fillMinPeriod, Self.provenFillMinPeriod) : p.fillMinPeriod
             let doubleTolerance = (strideRun && gaitShown ? 2 : 1) * p.regularity * period
             if multiple == 2 && (period >= fillFloor || strideRun) && abs(dt - 2 * period) <= doubleTolerance {

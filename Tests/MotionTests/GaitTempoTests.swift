@@ -60,38 +60,42 @@ private func briskWindow(period: Double, stepCorrelation: Double = 0.8, strideCo
     }
 }
 
-/// Runs that have shown the gait (the band repeating at a stride lag): double intervals of a
-/// 180+ steps/min walk hold a step, and a stride run stays at the stride.
+/// Runs that have shown the gait (80 steps, the band repeating at a stride lag): double intervals
+/// of a 180+ steps/min walk hold a step, and a stride run stays at the stride.
 @Suite struct ProvenGait {
-    /// 20 steps at `period`, then 100 intervals of two steps each (the band shows one peak per
+    /// 100 steps at `period`, then 100 intervals of two steps each (the band shows one peak per
     /// stride for a while, as a brisk wrist walk's does).
     private func stepsThenStrides(period: Double) -> [Double] {
-        let steps = evenPeaks(20, interval: period)
+        let steps = evenPeaks(100, interval: period)
         let start = (steps.last ?? 0) + 2 * period
         return steps + (0..<100).map { start + 2 * period * Double($0) }
     }
 
     @Test func strideIntervalsAt187StepsPerMinuteHoldTheirStep() {
-        // 0.32 s steps: below the 0.33 s floor of unproven runs, within 200 steps/min; 20 steps
+        // 0.32 s steps: below the 0.33 s floor of unproven runs, within 200 steps/min; 100 steps
         // and 100 strides.
         let peaks = stepsThenStrides(period: 0.32)
-        #expect(abs(tempoSteps(peaks, window: briskWindow(period: 0.32)) - 220) <= 2)
+        #expect(abs(tempoSteps(peaks, window: briskWindow(period: 0.32)) - 300) <= 2)
     }
 
     @Test func withoutTheGaitTheFloorStays() {
         // The same rhythm from movement whose band never repeats at a stride lag (clapping at
         // 3 Hz): its double intervals are not filled.
         let peaks = stepsThenStrides(period: 0.32)
-        #expect(tempoSteps(peaks, window: briskWindow(period: 0.32, strideCorrelation: 0.3)) < 160)
+        #expect(tempoSteps(peaks, window: briskWindow(period: 0.32, strideCorrelation: 0.3)) < 240)
+        // Nor before the run has counted a walk's worth of steps (a clapping bout is 3-10 s).
+        let short = evenPeaks(20, interval: 0.32) + (0..<30).map { 0.5 + 0.32 * 21 + 0.64 * Double($0) }
+        #expect(tempoSteps(short, window: briskWindow(period: 0.32)) < 60)
     }
 
     @Test func aStrideRunWhoseIntervalsWanderKeepsItsStepPeriod() {
-        // A wrist walk at 176 steps/min with one arm-swing peak per stride: the strides
-        // alternate 0.53 / 0.83 s (mean 0.68 s, +-22 %), as a lopsided swing does. The window
-        // shows the step rhythm at half the stride, so the run counts two steps per stride.
+        // A wrist walk at 176 steps/min with one arm-swing peak per stride: 60 even strides of
+        // 0.68 s, then strides alternating 0.53 / 0.83 s (mean 0.68 s, +-22 %), as a lopsided
+        // swing does. The window shows the step rhythm at half the stride, so the run counts two
+        // steps per stride.
         var t = 0.5
         let peaks = (0..<120).map { k -> Double in
-            defer { t += k % 2 == 0 ? 0.53 : 0.83 }
+            defer { t += k < 60 ? 0.68 : k % 2 == 0 ? 0.53 : 0.83 }
             return t
         }
         var window = StepGate.WindowCadence(stepCorrelation: 0.5, stepLag: 0.34, dominantFrequency: 1 / 0.34)
