@@ -113,6 +113,13 @@ struct StepGate: Sendable {
     static let rhythmShare = 0.65
     /// How long (s) chains wait for the gait after the last one held back.
     static let doubtSeconds = 60.0
+    /// The shortest step period (s) at which a double interval of a run that has shown the gait
+    /// credits the step in between: 200 steps/min. `fillMinPeriod` (0.33 s) sits exactly at the
+    /// top of the walking range, while the tracked period of a 180 steps/min walk wanders by a
+    /// few percent (0.32-0.35 s): below 0.33 s its stride intervals lost their steps (a Bangle
+    /// wrist walk sped up to 180 counted 78 %). Unproven runs keep the 0.33 s floor: synthetic
+    /// clapping at that rate (bouts of 3-10 s) gains steps from the lower one.
+    static let provenFillMinPeriod = 0.30
 
     /// The recent share of the movement along gravity (exponential mean over three-axis windows,
     /// `verticalGain` per window, about 10 s), nil before the first and after a gap: walking moves
@@ -315,7 +322,14 @@ struct StepGate: Sendable {
             } else {
                 irregularStreak = 0
             }
-            if multiple == 2 && (period >= p.fillMinPeriod || strideRun) && abs(dt - 2 * period) <= p.regularity * period {
+            // Once the run has counted a walk's worth of steps (`recentMinSteps`) and its band has
+            // repeated at a stride lag (`gaitShownCorrelation`), it is a walk, not arm work: a
+            // double interval holds a step down to `provenFillMinPeriod`, and in a stride run a
+            // peak interval is a stride within the tolerance a step interval gets.
+            let gaitShown = runSteps >= Self.recentMinSteps && gaitShownAt >= runStart
+            let fillFloor = gaitShown ? min(p.fillMinPeriod, Self.provenFillMinPeriod) : p.fillMinPeriod
+            let doubleTolerance = (strideRun && gaitShown ? 2 : 1) * p.regularity * period
+            if multiple == 2 && (period >= fillFloor || strideRun) && abs(dt - 2 * period) <= doubleTolerance {
                 steps.append(lastStep + dt / 2)
                 runSteps += 1
                 dt /= 2
@@ -391,10 +405,12 @@ struct StepGate: Sendable {
     /// regular and reaches into that window (`since`).
     /// `unsure`: the classifier leans to locomotion without reaching the gate's threshold
     /// (`MotionEngine.locomotionUnsure`); the chain then needs `unsureFactor` times the regular
-    /// candidates.
-    mutating func locomotionConfirmed(since: Double, unsure: Bool = false, steps: inout [Double]) {
+    /// candidates. `faint`: the classifier is further below (down to `MotionEngine.locomotionOff`,
+    /// where a run would end); the chain needs as many candidates and the window must show their
+    /// cadence too (`windowShowsCadence` at the chain's mean interval).
+    mutating func locomotionConfirmed(since: Double, unsure: Bool = false, faint: Bool = false, steps: inout [Double]) {
         guard !walking, pendingCount > 0, pending[pendingCount - 1] >= since else { return }
-        confirm(unsure: unsure, steps: &steps)
+        confirm(unsure: unsure || faint, faint: faint, steps: &steps)
     }
 
     /// How many times the regular candidates a chain needs while the classifier is unsure
@@ -406,7 +422,7 @@ struct StepGate: Sendable {
     /// files gain 5-22 false steps per hour under noise, resampling and drift.
     static let unsureFactor = 3
 
-    private mutating func confirm(unsure: Bool = false, steps: inout [Double]) {
+    private mutating func confirm(unsure: Bool = false, faint: Bool = false, steps: inout [Double]) {
         let p = parameters
         guard pendingCount > 0 else { return }
         let last = pendingCount - 1
@@ -427,6 +443,10 @@ struct StepGate: Sendable {
                 if abs((interval + previous) / 2 - mean) > p.regularity * mean { return }
             }
         }
+        // With the classifier faint, 21 regular peaks alone are not enough: the band must repeat
+        // at their interval and its dominant frequency be their rate (a brisk in-hand walk the
+        // classifier has not seen at 3 Hz shows both at 0.8; a chain of loose arm work neither).
+        if faint && !windowShowsCadence(mean) { return }
         // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
         while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
