@@ -45,6 +45,8 @@ struct StepGate: Sendable {
         var verticalShare: Double?
         /// A magnitude-only window's |a| balance and peak swing (`MagnitudeArmWork`), nil otherwise.
         var armWork: MagnitudeArmWork.Evidence?
+        /// A three-axis window's movement across gravity against its |a| movement (`TurningArmWork`).
+        var turning: Double?
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
         private static let verticalShareFeature = NamedFeature("vertical_share")
@@ -68,6 +70,7 @@ struct StepGate: Sendable {
             strideCorrelation = Self.strideCorrelationFeature.value(in: values) ?? 0
             if !magnitudeOnly { verticalShare = Self.verticalShareFeature.value(in: values) }
             armWork = MagnitudeArmWork.evidence(in: values, magnitudeOnly: magnitudeOnly)
+            turning = TurningArmWork.evidence(in: values, magnitudeOnly: magnitudeOnly)
         }
 
         /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the
@@ -137,6 +140,8 @@ struct StepGate: Sendable {
     static let verticalFloor = 0.15
     /// Magnitude-only arm work (`MagnitudeArmWork`): the same wait, read from |a| alone.
     private(set) var armWork = MagnitudeArmWork()
+    /// Three-axis arm work that |a| does not see (`TurningArmWork`): the same wait.
+    private(set) var turningArmWork = TurningArmWork()
 
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
     /// period or two (autocorrelation >= 0.2), or its dominant frequency is the step or stride
@@ -161,6 +166,7 @@ struct StepGate: Sendable {
             verticalMean = verticalMean.map { $0 + Self.verticalGain * (share - $0) } ?? share
         }
         if let cadence { armWork.observe(cadence.armWork) }
+        if let cadence { turningArmWork.observe(cadence.turning) }
         if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
             endRun()
             pendingCount = 0
@@ -218,6 +224,7 @@ struct StepGate: Sendable {
         doubtUntil = -Double.infinity
         verticalMean = nil
         armWork.reset()
+        turningArmWork.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -452,6 +459,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
+        if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
         if armWork.holdsBack(stepPeriod: isStride(mean, at: pending[last]) ? mean / 2 : mean) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
