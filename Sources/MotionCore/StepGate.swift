@@ -96,6 +96,9 @@ struct StepGate: Sendable {
     /// Until when a chain must overlap such a window before it is credited: set when a run ended
     /// as arm work (`observe`), renewed by every chain it holds back.
     private var doubtUntil = -Double.infinity
+    /// The end of the last window, during the current run, whose band repeated at the run's
+    /// period or twice it (`periodShownCorrelation`), -infinity before any.
+    private var periodShownAt = -Double.infinity
     /// Windows of the current run, and those of them that showed its rhythm (`windowKeepsRhythm`).
     private var runWindows = 0
     private var rhythmWindows = 0
@@ -123,6 +126,12 @@ struct StepGate: Sendable {
     /// wrist walk sped up to 180 counted 78 %). Unproven runs keep the 0.33 s floor: synthetic
     /// clapping at that rate (bouts of 3-10 s) gains steps from the lower one.
     static let provenFillMinPeriod = 0.30
+    /// The longest step lag (s) the window reads (`WindowFeatures.stepLags`, 0.76 s): a run's
+    /// period up to it shows in the band's step-lag autocorrelation if it is the walk's.
+    static let longestStepLag = Double(WindowFeatures.stepLags.upperBound) / WindowFeatures.rate
+    /// The step-lag autocorrelation at the run's period (or twice it) with which one window shows
+    /// that period for the rest of the run (`fillVouched`); the rhythm level of `windowKeepsRhythm`.
+    static let periodShownCorrelation = 0.2
 
     /// The recent share of the movement along gravity (exponential mean over three-axis windows,
     /// `verticalGain` per window, about 10 s), nil before the first and after a gap: walking moves
@@ -177,6 +186,10 @@ struct StepGate: Sendable {
             doubtUntil = -Double.infinity
         }
         guard walking else { return }
+        if let cadence, cadence.stepCorrelation >= Self.periodShownCorrelation
+            && cadence.lagMatches(period, tolerance: parameters.cadenceTolerance) {
+            periodShownAt = end
+        }
         runWindows += 1
         if windowKeepsRhythm(period) { rhythmWindows += 1 }
         if gaitShownAt < runStart && end - runStart > Self.unprovenRunSeconds
@@ -221,6 +234,7 @@ struct StepGate: Sendable {
         recentPeriodTime = 0
         confirmedTime = -Double.infinity
         gaitShownAt = -Double.infinity
+        periodShownAt = -Double.infinity
         doubtUntil = -Double.infinity
         verticalMean = nil
         armWork.reset()
@@ -337,8 +351,12 @@ struct StepGate: Sendable {
             let fillFloor = gaitShown ? min(p.fillMinPeriod, Self.provenFillMinPeriod) : p.fillMinPeriod
             let doubleTolerance = (strideRun && gaitShown ? 2 : 1) * p.regularity * period
             if multiple == 2 && (period >= fillFloor || strideRun) && abs(dt - 2 * period) <= doubleTolerance {
-                steps.append(lastStep + dt / 2)
-                runSteps += 1
+                // Only where the band does not refute the period is the step in between credited;
+                // either way the period tracks half the interval, as before.
+                if fillVouched() {
+                    steps.append(lastStep + dt / 2)
+                    runSteps += 1
+                }
                 dt /= 2
             }
             // The period follows the mean of the last two intervals (half a stride), so a
@@ -365,6 +383,21 @@ struct StepGate: Sendable {
             if dt > p.maxInterval { pendingCount = 0 }
         }
         appendCandidate(t, locomotion: locomotion, steps: &steps)
+    }
+
+    /// Whether a double interval of the current run may credit the step in between: the run's
+    /// peaks come per stride, its period lies beyond the window's step lags (no reading can
+    /// vouch for it there: the slow rieck walks), its band has shown the gait or the period
+    /// (`periodShownCorrelation`) since the run started, or the last window's best step lag is
+    /// the period (or twice it) with a non-negative autocorrelation; without a window yet nothing
+    /// refutes it. A run confirmed at a wrong,
+    /// short period (held out, `rieck-l2-25hz-bw4-slow-walking1`: a turn's burst of peaks
+    /// 0.6 s apart sets 0.63 s for a ~1.1 s step; rhythmic arm work) has a band that repeats
+    /// nowhere near it, and filling every ~1.1 s interval with a step doubled its count.
+    private func fillVouched() -> Bool {
+        if strideRun || period > Self.longestStepLag || gaitShownAt >= runStart || periodShownAt >= runStart { return true }
+        guard let evidence = window else { return true }
+        return evidence.stepCorrelation >= 0 && evidence.lagMatches(period, tolerance: parameters.cadenceTolerance)
     }
 
     /// Offers a weak peak at time `t`: a band maximum that cleared only a fraction of the peak

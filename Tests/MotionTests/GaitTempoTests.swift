@@ -103,3 +103,45 @@ private func briskWindow(period: Double, stepCorrelation: Double = 0.8, strideCo
         #expect(abs(tempoSteps(peaks, window: window) - 239) <= 3)
     }
 }
+
+/// A double interval credits its step only where the band does not refute the run's period: a
+/// run confirmed at a short, wrong period (a turn's burst of peaks 0.6 s apart on a slow wrist
+/// walk, held out `rieck-l2-25hz-bw4-slow-walking1`) must not fill every real step interval.
+@Suite struct RefutedPeriod {
+    /// 8 peaks 0.6 s apart confirm a run at 0.6 s, then 20 intervals of `later` s follow.
+    private func shortThenLong(_ period: Double, later: Double) -> [Double] {
+        let confirming = evenPeaks(8, interval: period)
+        let start = (confirming.last ?? 0) + later
+        return confirming + (0..<20).map { start + later * Double($0) }
+    }
+
+    /// A window whose band repeats nowhere in the step lags (its best, at `lag`, is negative) and
+    /// not at a stride lag either; its dominant frequency is `frequency`.
+    private func refutingWindow(lag: Double = 0.4, frequency: Double = 0.8) -> StepGate.WindowCadence {
+        var window = StepGate.WindowCadence(stepCorrelation: -0.1, stepLag: lag, dominantFrequency: frequency)
+        window.strideCorrelation = 0.3
+        return window
+    }
+
+    @Test func intervalsAtTwiceAPeriodTheBandRefutesAreOneStepEach() {
+        // 0.6 s lies within the step lags (up to 0.76 s): a walk at that period would repeat there.
+        #expect(StepGate.longestStepLag > 0.6)
+        #expect(tempoSteps(shortThenLong(0.6, later: 1.2), window: refutingWindow()) == 28)
+    }
+
+    @Test func aBandThatRepeatsAtThePeriodStillFills() {
+        let peaks = shortThenLong(0.6, later: 1.2)
+        // Its best step lag is the period, faintly (a walk's missed peaks: 48 steps)...
+        let weak = StepGate.WindowCadence(stepCorrelation: 0.1, stepLag: 0.6, dominantFrequency: 0.8)
+        #expect(tempoSteps(peaks, window: weak) == 48)
+        // ...or it has shown the gait, repeating at a stride lag.
+        var gait = refutingWindow()
+        gait.strideCorrelation = 0.8
+        #expect(tempoSteps(peaks, window: gait) == 48)
+    }
+
+    @Test func aPeriodBeyondTheStepLagsStillFills() {
+        // A slow walk at 0.9 s per step: no window reading can show it, so none refutes it.
+        #expect(tempoSteps(shortThenLong(0.9, later: 1.8), window: refutingWindow(frequency: 0.55)) == 48)
+    }
+}
