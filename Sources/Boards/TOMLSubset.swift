@@ -179,7 +179,10 @@ enum TOMLSubsetParser {
                       let v = Int(hexDigits, radix: 16) else { throw ValueError("'\(token)' is not a hex integer") }
                 return .integer(negative ? -v : v)
             }
-            if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int(digits) {
+            if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                // Without this a too-long integer fell through to the float parse and was
+                // reported as "expected an integer, found a number".
+                guard let v = Int(digits) else { throw ValueError("'\(token)' is too large for an integer") }
                 return .integer(negative ? -v : v)
             }
             if let v = Double(token.filter { $0 != "_" }), v.isFinite,

@@ -126,6 +126,9 @@ struct BoardTests {
         // A sign inside the hex digits used to parse to Int.min and trap when negated.
         ("name = \"x\"\nbus = \"simulated\"\naddress = -0x-8000000000000000",
          "f.toml:3: address: '-0x-8000000000000000' is not a hex integer"),
+        // A decimal integer beyond Int used to be called "a number" by the type check.
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\naddress = 99999999999999999999999",
+         "f.toml:3: address: '99999999999999999999999' is too large for an integer"),
         ("name = \"x\"\nbus = \"simulated\"\nrange_g = four",
          "f.toml:3: range_g: 'four' is not a value: use \"text\", a number, true/false or [\"a\", \"b\"]"),
         ("name = \"x\"\nbus = \"simulated\"\naxis_remap = [\"x\", 1]",
