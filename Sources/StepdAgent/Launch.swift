@@ -69,6 +69,25 @@ public enum AgentLauncher {
             return AgentExitStatus.configuration.rawValue
         }
 
+        // Before --check answers, so a group that does not exist fails the check (scripts/install
+        // runs it first) instead of the start after it.
+        var socketGroup: UInt32?
+        if let name = options.socketGroup {
+            guard let gid = SystemGroupLookup.groupID(named: name) else {
+                logger.error("--socket-group \(name): no such group (create it or pass another)")
+                return AgentExitStatus.configuration.rawValue
+            }
+            socketGroup = gid
+        }
+        var adminGroup: UInt32?
+        if let name = options.adminGroup {
+            guard let gid = SystemGroupLookup.groupID(named: name) else {
+                logger.error("--admin-group \(name): no such group (create it or pass another)")
+                return AgentExitStatus.configuration.rawValue
+            }
+            adminGroup = gid
+        }
+
         if options.checkOnly {
             print("ok: board \(plan.boardName)\(plan.boardFile.map { " (\($0))" } ?? ""), \(plan.describeSource())")
             return AgentExitStatus.success.rawValue
@@ -124,22 +143,6 @@ public enum AgentLauncher {
                           sensor: sensor, ledger: ledger, localTimeZone: localTimeZone, signals: signals,
                           metrics: metrics)
 
-        var socketGroup: UInt32?
-        if let name = options.socketGroup {
-            guard let gid = SystemGroupLookup.groupID(named: name) else {
-                logger.error("--socket-group \(name): no such group (create it or pass another)")
-                return AgentExitStatus.configuration.rawValue
-            }
-            socketGroup = gid
-        }
-        var adminGroup: UInt32?
-        if let name = options.adminGroup {
-            guard let gid = SystemGroupLookup.groupID(named: name) else {
-                logger.error("--admin-group \(name): no such group (create it or pass another)")
-                return AgentExitStatus.configuration.rawValue
-            }
-            adminGroup = gid
-        }
         do {
             let server = try RPCServer(
                 options: UnixSocketServerOptions(path: options.socketPath, groupID: socketGroup),

@@ -114,6 +114,15 @@ import Testing
         #expect(result.error.contains("range_g"), "\(result.error)")
     }
 
+    /// --check used to pass a group that does not exist; the start that followed then failed.
+    @Test(arguments: ["--socket-group", "--admin-group"])
+    func checkRefusesAGroupThatDoesNotExist(flag: String) throws {
+        let result = try runTool(AgentProcess.stepdPath, ["--simulate", "builtin", "--check", flag, "stepd-no-such-group"])
+        #expect(result.status == 78)
+        #expect(result.error.contains("\(flag) stepd-no-such-group: no such group"), "\(result.error)")
+        #expect(!result.output.hasPrefix("ok"), "\(result.output)")
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)
