@@ -31,7 +31,8 @@ struct LocalTimes {
     /// "2026-05-01T08:30", "2026-05-01 08:30:15", with "Z" or "+02:00" (no suffix: local time).
     func instant(_ text: String, now: Double) -> Double? {
         if text == "now" { return now }
-        if text.hasPrefix("-"), let d = TimeText.duration(String(text.dropFirst())) { return now - d }
+        // A time before 1970 is no time the agent keeps (it would answer about "start" instead).
+        if text.hasPrefix("-"), let d = TimeText.duration(String(text.dropFirst())) { return now - d >= 0 ? now - d : nil }
         if let seconds = Double(text), seconds >= 0, seconds.isFinite, !text.contains("-") { return seconds }
         return LocalTime.parseISO8601(text, zone: zone)
     }
@@ -62,6 +63,8 @@ enum TimeText {
     static func recent(_ last: String, examples: String) throws -> QueryRange {
         guard let span = duration(last) else { throw CtlFailure("--last \(last): use a duration such as \(examples)") }
         let end = now()
+        // Otherwise the agent refuses a negative "start" the user never typed.
+        guard end - span >= 0 else { throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)") }
         return .between(start: end - span, end: end)
     }
 

@@ -221,15 +221,16 @@ struct ActivityCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --history: how far back (1d, 6h).", valueName: "duration")) var last: String = "1d"
 
     func run() throws {
+        // A bad --last is reported as that, whether or not the agent runs.
+        let range = history ? try TimeText.recent(last, examples: "1d or 6h") : nil
         let client = try connect(connection, root.connection)
         let times = try LocalTimes(tz: nil)
-        if !history {
+        guard let range else {
             let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
             if output.json { return printJSON(raw) }
             print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(times.text(r.start, .dateSecond))")
             return
         }
-        let range = try TimeText.recent(last, examples: "1d or 6h")
         let (r, raw) = try call(client, .activityQuery, .object(range.json), as: ActivityQueryResult.init(json:))
         if output.json { return printJSON(raw) }
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])

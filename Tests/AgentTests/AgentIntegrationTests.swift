@@ -123,6 +123,18 @@ import Testing
         #expect(!result.output.hasPrefix("ok"), "\(result.output)")
     }
 
+    /// A period reaching back before 1970 used to go to the agent, which answered about a
+    /// negative "start" the user never typed; stepctl now names the option (before connecting).
+    @Test(arguments: [["history", "--last", "99999999d"], ["stats", "--last", "99999999d"], ["activity", "--history", "--last", "99999999d"],
+                      ["samples", "list", "--last", "99999999d"], ["steps", "--from", "-99999999d"]])
+    func periodsBefore1970NameTheOption(arguments: [String]) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", "/nonexistent/stepd.sock"] + arguments)
+        let option = arguments[arguments.count - 2]
+        #expect(result.status != 0)
+        #expect(result.error.contains("\(option) -99999999d") || result.error.contains("\(option) 99999999d"), "\(result.error)")
+        #expect(!result.error.contains("not running"), "\(result.error)")
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)
