@@ -31,6 +31,8 @@ public struct Board: Sendable, Equatable {
     /// Simulated boards: the recording, resolved against the board file's folder; nil = the
     /// embedded default recording.
     public var recording: String?
+    /// The line of `recording` in the board file, for errors found when it is read.
+    public var recordingLine: Int?
     /// Simulated boards: how much faster than real time the chip runs.
     public var replaySpeed: Double?
     public var burstInterval: Double?
@@ -40,7 +42,7 @@ public struct Board: Sendable, Equatable {
     public init(name: String, description: String? = nil, bus: Bus, chip: ChipModel? = nil, address: UInt8? = nil,
                 rangeG: Int = 4, axisRemap: AxisRemap = .identity, dataReady: DataReadyLine? = nil,
                 recording: String? = nil, replaySpeed: Double? = nil, burstInterval: Double? = nil,
-                source: String = "<built-in>") {
+                source: String = "<built-in>", recordingLine: Int? = nil) {
         self.name = name
         self.description = description
         self.bus = bus
@@ -53,6 +55,7 @@ public struct Board: Sendable, Equatable {
         self.replaySpeed = replaySpeed
         self.burstInterval = burstInterval
         self.source = source
+        self.recordingLine = recordingLine
     }
 
     public var isSimulated: Bool { bus == .simulated }

@@ -134,7 +134,7 @@ public enum BoardParser {
         }
         return Board(name: name, description: description, bus: bus, chip: chip, address: address, rangeG: rangeG,
                      axisRemap: axisRemap, dataReady: dataReady, recording: recording, replaySpeed: replaySpeed,
-                     burstInterval: burstInterval, source: fileName)
+                     burstInterval: burstInterval, source: fileName, recordingLine: values["recording"]?.line)
     }
 
     /// " for the LIS3DH", or nothing when the chip is probed.

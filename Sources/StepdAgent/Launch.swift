@@ -242,11 +242,16 @@ public enum AgentLauncher {
             var samples = EmbeddedRecording.samples
             var name = "the embedded walking recording"
             if let recording = board.recording {
+                // Named like BoardParser's errors (file:line: key: ...), with what to change.
+                let place = (file ?? "board") + (board.recordingLine.map { ":\($0)" } ?? "") + ": recording"
                 do {
                     samples = try RecordingReader.read(path: recording)
                     name = recording
                 } catch {
-                    return .failure(PlanProblem(message: "\(file ?? "board"): recording: \(error)"))
+                    return .failure(PlanProblem(message: "\(place): \(error); fix the file or the path (a relative path is relative to the board file's folder)"))
+                }
+                guard samples.count >= 2 else {
+                    return .failure(PlanProblem(message: "\(place): \(recording) holds fewer than two samples; nothing to replay"))
                 }
             }
             let chip = options.simulateChip ?? board.chip ?? .simulatedDefault

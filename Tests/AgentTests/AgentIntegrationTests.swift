@@ -114,6 +114,23 @@ import Testing
         #expect(result.error.contains("range_g"), "\(result.error)")
     }
 
+    /// A board's recording that cannot be replayed is named with the board file's line, like
+    /// every other board error; a one-sample recording used to pass (--simulate refused it).
+    @Test func boardRecordingErrorsNameTheLine() throws {
+        let directory = NSTemporaryDirectory() + "stepd-board-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "t,x,y,z\n0,0,0,1\n".write(toFile: directory + "/one.csv", atomically: true, encoding: .utf8)
+        for (recording, expected) in [("missing.csv", "cannot open"), ("one.csv", "holds fewer than two samples")] {
+            let board = directory + "/sim.toml"
+            try "name = \"x\"\nbus = \"simulated\"\nrecording = \"\(recording)\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+            let result = try runTool(AgentProcess.stepdPath, ["--board", board, "--check"])
+            #expect(result.status == 78, "\(recording): \(result.output)")
+            #expect(result.error.contains(board + ":3: recording: "), "\(result.error)")
+            #expect(result.error.contains(expected), "\(result.error)")
+        }
+    }
+
     /// --check used to pass a group that does not exist; the start that followed then failed.
     @Test(arguments: ["--socket-group", "--admin-group"])
     func checkRefusesAGroupThatDoesNotExist(flag: String) throws {
