@@ -36,12 +36,28 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
 /// magic bytes (1f 8b) and passes plain files through unchanged.
 public enum RecordingReader {
     public static func read(path: String) throws(RecordingError) -> [AccelSample] {
-        let bytes = try readAllBytes(path: path)
+        // The header is checked as soon as it has been read: a file that is no recording (a
+        // video, /dev/zero) is refused after its first chunk instead of being read whole.
+        let bytes = try readAllBytes(path: path, checkingFirstLine: { firstLine in
+            checkHeader(firstLine) ? nil : .badHeader(path: path, found: headerText(firstLine))
+        })
         return try parse(bytes, path: path)
     }
 
+    /// A first line longer than this is no `t,x,y,z` header, whatever follows.
+    static let maxHeaderBytes = 4096
+
     /// Decompressed (or plain) content of a file.
     public static func readAllBytes(path: String) throws(RecordingError) -> [UInt8] {
+        try readAllBytes(path: path, checkingFirstLine: nil)
+    }
+
+    /// Decompressed (or plain) content of a file; `checkingFirstLine` sees the first line (without
+    /// its newline, or the first `maxHeaderBytes` when no newline comes before) once it has been
+    /// read, and an error it returns ends the read.
+    static func readAllBytes(
+        path: String, checkingFirstLine: ((ArraySlice<UInt8>) -> RecordingError?)?
+    ) throws(RecordingError) -> [UInt8] {
         let file: gzFile
         switch GzipFile.open(path, flags: O_RDONLY, gzipMode: "rb") {
         case .success(let opened): file = opened
@@ -53,15 +69,28 @@ public enum RecordingReader {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20)
         var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        var firstLineChecked = checkingFirstLine == nil
         while true {
             let n = chunk.withUnsafeMutableBytes { gzread(file, $0.baseAddress, UInt32($0.count)) }
+            let systemError = errno
             if n < 0 {
                 var code: Int32 = 0
                 let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
+                // Z_ERRNO is the system's read error (a directory, an I/O error), not bad gzip.
+                if code == Z_ERRNO { throw .readFailed(path: path, detail: "\(Errno(systemError))") }
                 throw .readFailed(path: path, detail: "\(message) (corrupt or truncated gzip?)")
             }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<Int(n)])
+            if !firstLineChecked, let check = checkingFirstLine {
+                if let newline = out.prefix(maxHeaderBytes).firstIndex(of: 0x0A) {
+                    firstLineChecked = true
+                    if let error = check(out[..<newline]) { throw error }
+                } else if out.count >= maxHeaderBytes {
+                    firstLineChecked = true
+                    if let error = check(out[..<maxHeaderBytes]) { throw error }
+                }
+            }
         }
         // zlib ends a gzip stream cut short like a complete one (gzread returns 0, so that files
         // still being written can be followed) and only gzerror tells them apart: without this
@@ -102,11 +131,8 @@ public enum RecordingReader {
             if contentEnd > position && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             defer { position = lineEnd + 1 }
             if !sawHeader {
-                let header = String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self)
-                let trimmed = header.hasPrefix("\u{FEFF}") ? String(header.dropFirst()) : header
-                guard trimmed.replacingSpaces() == "t,x,y,z" else {
-                    return .failure(.badHeader(path: path, found: String(trimmed.prefix(80))))
-                }
+                let line = Array(UnsafeBufferPointer(rebasing: buffer[position..<lineEnd]))[...]
+                guard checkHeader(line) else { return .failure(.badHeader(path: path, found: headerText(line))) }
                 sawHeader = true
                 continue
             }
@@ -149,6 +175,22 @@ public enum RecordingReader {
         }
         if !sawHeader { return .failure(.badHeader(path: path, found: "")) }
         return .success(())
+    }
+
+    /// The header line as text (a carriage return before the newline and a UTF-8 byte order
+    /// mark dropped).
+    static func headerString(_ line: ArraySlice<UInt8>) -> String {
+        let content = line.last == 0x0D ? line.dropLast() : line
+        let header = String(decoding: content, as: UTF8.self)
+        return header.hasPrefix("\u{FEFF}") ? String(header.dropFirst()) : header
+    }
+
+    /// The header line as errors quote it, cut at 80 characters.
+    static func headerText(_ line: ArraySlice<UInt8>) -> String { String(headerString(line).prefix(80)) }
+
+    /// Whether `line` is the `t,x,y,z` header (spaces allowed).
+    static func checkHeader(_ line: ArraySlice<UInt8>) -> Bool {
+        line.count < maxHeaderBytes && headerString(line).replacingSpaces() == "t,x,y,z"
     }
 
     private static let powersOfTen: [Double] = (0...22).map { exponent in

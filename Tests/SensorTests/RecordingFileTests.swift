@@ -56,4 +56,50 @@ import Testing
             }
         }
     }
+
+    /// A file that is no recording is refused once its first line has been read, not after
+    /// reading all of it (a video passed by mistake, /dev/zero, which ran out of memory). Here
+    /// gzip stored blocks holding a non-header first line and 600 kB, then the stream ends
+    /// without its last block: read whole, that is the "ends early" error; refused at the first
+    /// line, the header error.
+    @Test func aFileThatIsNoRecordingIsRefusedAtItsFirstLine() throws {
+        let path = temporaryPath("not-a-recording.gz")
+        defer { unlink(path) }
+        var gzip: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF]
+        let content = Array("frame,pixels\n".utf8) + [UInt8](repeating: 0x41, count: 600_000)
+        var offset = 0
+        while offset < content.count {
+            let block = content[offset..<min(offset + 60_000, content.count)]
+            let length = UInt16(block.count)
+            // A stored, non-final deflate block: type byte, LEN and its complement, the bytes.
+            gzip += [0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + block
+            offset += block.count
+        }
+        write(gzip, to: path)
+        do {
+            let read = try RecordingReader.read(path: path)
+            Issue.record("read \(read.count) samples")
+        } catch {
+            #expect(error == .badHeader(path: path, found: "frame,pixels"), "\(error)")
+        }
+        // The same check on a first line without a newline in its first 4 KiB.
+        write([UInt8](repeating: 0x41, count: 10_000), to: path)
+        #expect(throws: RecordingError.badHeader(path: path, found: String(repeating: "A", count: 80))) {
+            try RecordingReader.read(path: path)
+        }
+    }
+
+    /// A directory is called what the system says, not a corrupt gzip.
+    @Test func aDirectoryIsNoRecording() {
+        let path = temporaryPath("directory")
+        mkdir(path, 0o700)
+        defer { rmdir(path) }
+        do {
+            let read = try RecordingReader.read(path: path)
+            Issue.record("read \(read.count) samples")
+        } catch {
+            #expect(error.description.contains("Is a directory"), "\(error)")
+            #expect(!error.description.contains("gzip"), "\(error)")
+        }
+    }
 }
