@@ -26,6 +26,14 @@ struct SamplesCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Version of --sync-identifier (a higher one replaces the held sample).", valueName: "n"))
         var syncVersion: Int64?
 
+        func validate() throws {
+            // JSON has no nan or inf: the request dropped such a distance and the sample was
+            // added without one.
+            if let distance, !(distance.isFinite && distance >= 0) {
+                throw ValidationError("--distance takes metres, 0 or more, got \(distance)")
+            }
+        }
+
         func run() throws {
             let times = try LocalTimes(tz: nil)
             let now = TimeText.now()

@@ -152,6 +152,16 @@ import Testing
         #expect(!result.error.contains("not running"), "\(result.error)")
     }
 
+    /// `--distance nan` (or inf) used to add the sample without a distance: JSON has no such
+    /// number and the request dropped it. Refused before connecting.
+    @Test(arguments: ["nan", "inf"])
+    func sampleDistanceMustBeANumberOfMetres(distance: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", "/nonexistent/stepd.sock", "samples", "add", "--source", "app:t",
+                                                            "--start", "-10m", "--steps", "5", "--distance", distance])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--distance takes metres"), "\(result.error)")
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)
