@@ -481,9 +481,9 @@ struct StepGate: Sendable {
     /// faint classifier").
     static let slowFaintFactor = 2
     /// The largest spread (standard deviation over mean) of a slow faint chain's intervals: the
-    /// in-sample slow rieck walk confirms at 0.11-0.19; synthetic combing at 0.76-0.82 s, whose
-    /// window passes the same frequency test, gains steps at 0.2-0.29 without it (magnitude-only,
-    /// seed 2).
+    /// in-sample slow rieck walk confirms at 0.11-0.19; without it synthetic gesturing, whose
+    /// slow chains pass the period and frequency tests, gains 14-19 steps (seed 3, three-axis and
+    /// magnitude-only).
     static let slowIntervalSpread = 0.2
 
     private mutating func confirm(unsure: Bool = false, faint: Bool = false, steps: inout [Double]) {
