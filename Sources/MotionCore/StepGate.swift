@@ -306,6 +306,19 @@ struct StepGate: Sendable {
             && evidence.frequencyMatches(period, tolerance: tolerance)
     }
 
+    /// The longest step period the window's step lags can match (`lagMatches` within
+    /// `cadenceTolerance` of the longest lag, about 0.95 s): a slower chain's period no step-lag
+    /// reading can vouch for, so `windowShowsCadence` never holds for it.
+    var longestShownPeriod: Double { Self.longestStepLag / (1 - parameters.cadenceTolerance) }
+
+    /// Whether the last window shows the rhythm of a slow chain (mean interval `mean` beyond
+    /// `longestShownPeriod`): the band's dominant frequency is that step rate, within
+    /// `cadenceTolerance`. The one reading the window has of a slow walk's cadence.
+    func windowShowsSlowCadence(_ mean: Double) -> Bool {
+        guard mean > longestShownPeriod, let evidence = window else { return false }
+        return evidence.frequencyMatches(mean, tolerance: parameters.cadenceTolerance)
+    }
+
     /// Cadence of the current run in steps per second, nil outside a run.
     var cadence: Double? { walking && period > 0 ? 1 / period : nil }
 
@@ -461,13 +474,28 @@ struct StepGate: Sendable {
     /// that reaches it keeps no rhythm that long: at 2 (14 peaks) the in-sample daily-life
     /// files gain 5-22 false steps per hour under noise, resampling and drift.
     static let unsureFactor = 3
+    /// How many times the regular candidates a slow chain needs at a faint classifier (its window's
+    /// dominant frequency below the step lags' rate, 1 / `longestStepLag`): 14 peaks, 15-20 s of a
+    /// slow walk. 21 never line up on the slow rieck walks, whose chains break every 10-25 peaks
+    /// at a heel-strike/push-off pair or a step without a peak (docs/motion.md, "Slow walks at a
+    /// faint classifier").
+    static let slowFaintFactor = 2
+    /// The largest spread (standard deviation over mean) of a slow faint chain's intervals: the
+    /// in-sample slow rieck walk confirms at 0.11-0.19; without it synthetic gesturing, whose
+    /// slow chains pass the period and frequency tests, gains 14-19 steps (seed 3, three-axis and
+    /// magnitude-only).
+    static let slowIntervalSpread = 0.2
 
     private mutating func confirm(unsure: Bool = false, faint: Bool = false, steps: inout [Double]) {
         let p = parameters
         guard pendingCount > 0 else { return }
         let last = pendingCount - 1
         let factor = max(unsure ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
-        let needed = min(factor * p.confirmSteps, Self.capacity)
+        var needed = min(factor * p.confirmSteps, Self.capacity)
+        // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
+        // needs fewer peaks, but steadier ones and the window's frequency at their rate.
+        let slow = faint && window.map { $0.dominantFrequency * Self.longestStepLag < 1 } == true
+        if slow { needed = min(Self.slowFaintFactor * p.confirmSteps, needed) }
         guard pendingCount >= needed else { return }
         var first = pendingCount - needed
         let intervalCount = needed - 1
@@ -486,7 +514,11 @@ struct StepGate: Sendable {
         // With the classifier faint, 21 regular peaks alone are not enough: the band must repeat
         // at their interval and its dominant frequency be their rate (a brisk in-hand walk the
         // classifier has not seen at 3 Hz shows both at 0.8; a chain of loose arm work neither).
-        if faint && !windowShowsCadence(mean) { return }
+        if slow {
+            guard windowShowsSlowCadence(mean), intervalSpread(from: first, to: last) <= Self.slowIntervalSpread else { return }
+        } else if faint && !windowShowsCadence(mean) {
+            return
+        }
         // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
         while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
@@ -524,6 +556,22 @@ struct StepGate: Sendable {
         lastStep = pending[last]
         runStart = pending[first]
         pendingCount = 0
+    }
+
+    /// Standard deviation over mean of the pending intervals between candidates `first` and `last`.
+    private func intervalSpread(from first: Int, to last: Int) -> Double {
+        guard last > first else { return 0 }
+        var sum = 0.0
+        var squares = 0.0
+        for i in first..<last {
+            let interval = pending[i + 1] - pending[i]
+            sum += interval
+            squares += interval * interval
+        }
+        let count = Double(last - first)
+        let mean = sum / count
+        guard mean > 0 else { return 0 }
+        return max(0, squares / count - mean * mean).squareRoot() / mean
     }
 
     private mutating func dropOldest(keeping keep: Int) {

@@ -145,3 +145,52 @@ private func briskWindow(period: Double, stepCorrelation: Double = 0.8, strideCo
         #expect(tempoSteps(shortThenLong(0.9, later: 1.8), window: refutingWindow(frequency: 0.55)) == 48)
     }
 }
+
+/// While the classifier is faint, a slow chain (its period beyond the window's step lags, where no
+/// step-lag reading can vouch for it) starts a run on 14 steady peaks whose rate is the window's
+/// dominant frequency: the slow rieck walks break their chains every 10-25 peaks, so 21 never line up.
+@Suite struct SlowFaintChains {
+    /// A slow walk's window: no usable step-lag repeat (the best lag, at the longest, is weak),
+    /// the dominant frequency at the step rate of `period`.
+    private func slowWindow(period: Double) -> StepGate.WindowCadence {
+        var window = StepGate.WindowCadence(stepCorrelation: 0.05, stepLag: 0.76, dominantFrequency: 1 / period)
+        window.strideCorrelation = 0.3
+        return window
+    }
+
+    /// `count` peaks at 1.1 s (55 steps/min), every third interval 0.1 s shorter and the next
+    /// 0.1 s longer (a spread of about 7 %).
+    private func slowPeaks(_ count: Int) -> [Double] {
+        var t = 0.5
+        return (0..<count).map { k -> Double in
+            defer { t += 1.1 + (k % 3 == 0 ? -0.1 : k % 3 == 1 ? 0.1 : 0) }
+            return t
+        }
+    }
+
+    @Test func fifteenSteadySlowPeaksCountWhole() {
+        #expect(tempoSteps(slowPeaks(15), window: slowWindow(period: 1.1), faint: true) == 15)
+        #expect(StepGate.slowFaintFactor * DetectorParameters.fitted.confirmSteps <= 15)
+    }
+
+    @Test func theWindowMustShowTheSlowRate() {
+        // The dominant frequency is twice the step rate (a slow arm rhythm with two swings a cycle).
+        #expect(tempoSteps(slowPeaks(15), window: slowWindow(period: 0.55), faint: true) == 0)
+    }
+
+    @Test func looseIntervalsAreNotEnough() {
+        // Regular enough for the gate's test (each within 35 % of the mean), but spread by about
+        // 25 %: alternating 0.8 / 1.4 s pairs are not a steady walk.
+        var t = 0.5
+        let peaks = (0..<15).map { k -> Double in
+            defer { t += k % 4 < 2 ? 0.8 : 1.4 }
+            return t
+        }
+        #expect(tempoSteps(peaks, window: slowWindow(period: 1.1), faint: true) == 0)
+    }
+
+    @Test func aSlowChainBelowTheStepLagsReachNeedsTheFullCount() {
+        // 0.85 s steps: the step lags can still match that period, so the slow path does not apply.
+        #expect(tempoSteps(evenPeaks(15, interval: 0.85), window: slowWindow(period: 0.85), faint: true) == 0)
+    }
+}
