@@ -5,23 +5,7 @@ import Testing
 /// classifier is below the unsure level (`MotionEngine.locomotionUnsure`) but above the level
 /// where a run ends, as the engine then calls the gate; otherwise it says locomotion throughout.
 private func tempoSteps(_ peaks: [Double], window: StepGate.WindowCadence, faint: Bool = false) -> Int {
-    var gate = StepGate(parameters: .fitted)
-    var credited: [Double] = []
-    var next = 1.0
-    func windowEnds(at end: Double) {
-        gate.observe(window, end: end)
-        if faint { gate.locomotionConfirmed(since: end - 5, faint: true, steps: &credited) }
-    }
-    for t in peaks {
-        while next <= t {
-            windowEnds(at: next)
-            next += 1
-        }
-        gate.advance(to: t)
-        gate.offer(t, locomotion: !faint, steps: &credited)
-    }
-    windowEnds(at: next)
-    return credited.count
+    creditedSteps(peaks, firstWindow: 1, faint: faint, closingWindow: true, locomotion: { _ in !faint }) { _ in window }
 }
 
 private func evenPeaks(_ count: Int, interval: Double) -> [Double] {

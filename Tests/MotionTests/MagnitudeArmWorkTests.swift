@@ -8,22 +8,12 @@ import Testing
     /// with the band showing the cadence (and the gait) and the magnitude-only evidence `evidence(t)`
     /// (nil: a three-axis window).
     private func steps(interval: Double = 0.6, peaks: Int = 60, gait: Double = 0.8, _ evidence: (Double) -> MagnitudeArmWork.Evidence?) -> Int {
-        var gate = StepGate(parameters: .fitted)
-        var credited: [Double] = []
-        var next = 5.0
-        for t in (0..<peaks).map({ 1 + interval * Double($0) }) {
-            while next <= t {
-                var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: interval, dominantFrequency: 1 / interval)
-                window.strideCorrelation = gait
-                window.armWork = evidence(next)
-                gate.observe(window, end: next)
-                gate.locomotionConfirmed(since: next - 5, steps: &credited)
-                next += 1
-            }
-            gate.advance(to: t)
-            gate.offer(t, locomotion: next > 5, steps: &credited)
+        creditedSteps((0..<peaks).map { 1 + interval * Double($0) }, firstWindow: 5, locomotion: { $0 > 5 }) { end in
+            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: interval, dominantFrequency: 1 / interval)
+            window.strideCorrelation = gait
+            window.armWork = evidence(end)
+            return window
         }
-        return credited.count
     }
 
     static let armWork = MagnitudeArmWork.Evidence(balance: 0.0, swing: -0.25)

@@ -680,19 +680,7 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
 /// time order, every window called locomotion.
 @Suite struct ArmWorkWithoutAGait {
     private func steps(_ peaks: [Double], window: (Double) -> StepGate.WindowCadence) -> Int {
-        var gate = StepGate(parameters: .fitted)
-        var credited: [Double] = []
-        var next = 5.0
-        for t in peaks {
-            while next <= t {
-                gate.observe(window(next), end: next)
-                gate.locomotionConfirmed(since: next - 5, steps: &credited)
-                next += 1
-            }
-            gate.advance(to: t)
-            gate.offer(t, locomotion: true, steps: &credited)
-        }
-        return credited.count
+        creditedSteps(peaks, firstWindow: 5, window: window)
     }
 
     /// 70 s of loosely regular peaks (0.5 / 0.7 / 0.55 / 0.65 s: a 0.6 s mean), from 1 s.
@@ -752,23 +740,13 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
     /// 60 peaks 0.5 s apart from 1 s; each window (every second from 5 s) called locomotion, with
     /// the band showing the cadence and the vertical share `share(t)` (nil: magnitude-only).
     private func steps(_ share: (Double) -> Double?) -> Int {
-        var gate = StepGate(parameters: .fitted)
-        var credited: [Double] = []
-        var next = 5.0
-        for t in (0..<60).map({ 1 + 0.5 * Double($0) }) {
-            while next <= t {
-                var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.5, dominantFrequency: 2)
-                window.strideCorrelation = 0.8
-                window.verticalShare = share(next)
-                gate.observe(window, end: next)
-                gate.locomotionConfirmed(since: next - 5, steps: &credited)
-                next += 1
-            }
-            gate.advance(to: t)
-            // As in the engine, locomotion comes from a window, so the gate has seen one.
-            gate.offer(t, locomotion: next > 5, steps: &credited)
+        // As in the engine, locomotion comes from a window, so the gate has seen one.
+        creditedSteps((0..<60).map { 1 + 0.5 * Double($0) }, firstWindow: 5, locomotion: { $0 > 5 }) { end in
+            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.5, dominantFrequency: 2)
+            window.strideCorrelation = 0.8
+            window.verticalShare = share(end)
+            return window
         }
-        return credited.count
     }
 
     @Test func aRhythmAcrossGravityIsNoWalk() {
@@ -875,21 +853,7 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
     private let silent = StepGate.WindowCadence(stepCorrelation: 0.1, stepLag: 0.76, dominantFrequency: 1.0)
 
     private func steps(_ peaks: [Double], unsure: Bool) -> Int {
-        var gate = StepGate(parameters: .fitted)
-        var credited: [Double] = []
-        var next = 1.0
-        for t in peaks {
-            while next <= t {
-                gate.observe(silent, end: next)
-                gate.locomotionConfirmed(since: next - 5, unsure: unsure, steps: &credited)
-                next += 1
-            }
-            gate.advance(to: t)
-            gate.offer(t, locomotion: false, steps: &credited)
-        }
-        gate.observe(silent, end: next)
-        gate.locomotionConfirmed(since: next - 5, unsure: unsure, steps: &credited)
-        return credited.count
+        creditedSteps(peaks, firstWindow: 1, unsure: unsure, closingWindow: true, locomotion: { _ in false }) { _ in silent }
     }
 
     private func peaks(_ count: Int, interval: Double = 1.1) -> [Double] {

@@ -8,23 +8,13 @@ import Testing
     /// the cadence and the gait, a vertical share above the floor, and `turning(t)` (nil: a
     /// magnitude-only window).
     private func steps(_ times: [Double], interval: Double = 0.6, _ turning: (Double) -> Double?) -> Int {
-        var gate = StepGate(parameters: .fitted)
-        var credited: [Double] = []
-        var next = 1.0
-        for t in times {
-            while next <= t {
-                var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: interval, dominantFrequency: 1 / interval)
-                window.strideCorrelation = 0.8
-                window.verticalShare = 0.4
-                window.turning = turning(next)
-                gate.observe(window, end: next)
-                gate.locomotionConfirmed(since: next - 5, steps: &credited)
-                next += 1
-            }
-            gate.advance(to: t)
-            gate.offer(t, locomotion: true, steps: &credited)
+        creditedSteps(times, firstWindow: 1) { end in
+            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: interval, dominantFrequency: 1 / interval)
+            window.strideCorrelation = 0.8
+            window.verticalShare = 0.4
+            window.turning = turning(end)
+            return window
         }
-        return credited.count
     }
 
     /// `count` peaks `interval` s apart from `start`.
