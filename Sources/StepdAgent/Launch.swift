@@ -71,21 +71,20 @@ public enum AgentLauncher {
 
         // Before --check answers, so a group that does not exist fails the check (scripts/install
         // runs it first) instead of the start after it.
-        var socketGroup: UInt32?
-        if let name = options.socketGroup {
+        var unknownGroup: String?
+        func groupID(_ name: String?, flag: String) -> UInt32? {
+            guard let name, unknownGroup == nil else { return nil }
             guard let gid = SystemGroupLookup.groupID(named: name) else {
-                logger.error("--socket-group \(name): no such group (create it or pass another)")
-                return AgentExitStatus.configuration.rawValue
+                unknownGroup = "\(flag) \(name): no such group (create it or pass another)"
+                return nil
             }
-            socketGroup = gid
+            return gid
         }
-        var adminGroup: UInt32?
-        if let name = options.adminGroup {
-            guard let gid = SystemGroupLookup.groupID(named: name) else {
-                logger.error("--admin-group \(name): no such group (create it or pass another)")
-                return AgentExitStatus.configuration.rawValue
-            }
-            adminGroup = gid
+        let socketGroup = groupID(options.socketGroup, flag: "--socket-group")
+        let adminGroup = groupID(options.adminGroup, flag: "--admin-group")
+        if let unknownGroup {
+            logger.error(unknownGroup)
+            return AgentExitStatus.configuration.rawValue
         }
 
         if options.checkOnly {
