@@ -44,6 +44,22 @@ import Testing
         var state: ActivityState { classifier.state }
     }
 
+    /// An onset rule withholds a drive and keeps its evidence: `withholding` automotive windows in
+    /// which `feed` puts the rule's condition are no drive, nor are `waiting` plain automotive
+    /// windows after them; `more` further plain ones start it, backdated to its first window.
+    private func expectOnsetWithheld(_ withholding: Int, waiting: Int, more: Int,
+                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                     _ feed: (inout Run, Int) -> Void) {
+        var run = Run()
+        feed(&run, withholding)
+        #expect(run.state.kind != .automotive, sourceLocation: sourceLocation)
+        run.feed(.automotive, windows: waiting)
+        #expect(run.state.kind != .automotive, sourceLocation: sourceLocation)
+        run.feed(.automotive, windows: more)
+        #expect(run.state.kind == .automotive, sourceLocation: sourceLocation)
+        #expect(run.state.start == 2.5, sourceLocation: sourceLocation)
+    }
+
     @Test func automotiveEvidenceIsHeldAcrossAStop() {
         // 20 s of driving, 10 s at a light, 15 s of driving: no 30 automotive windows in a row,
         // 35 in all. The stop became a stationary state; the drive covers it from its start.
@@ -244,17 +260,10 @@ import Testing
     }
 
     @Test func quietTurnsWithholdTheAutomotiveOnset() {
-        // Every other window a quiet turn: 40 automotive windows are not a drive yet ...
-        var run = Run()
-        run.feed(.automotive, windows: 40, quietTurnEvery: 2)
-        #expect(run.state.kind != .automotive)
-        run.feed(.automotive, windows: 30)
-        #expect(run.state.kind != .automotive)
-        // ... and the evidence is kept: once fewer than a fifth of the last minute's windows
-        // turn at rest (10 of 60 after 40 plain ones), the drive starts at its first window.
-        run.feed(.automotive, windows: 10)
-        #expect(run.state.kind == .automotive)
-        #expect(run.state.start == 2.5)
+        // Every other window a quiet turn: 40 automotive windows are not a drive yet ... and the
+        // evidence is kept: once fewer than a fifth of the last minute's windows turn at rest (10
+        // of 60 after 40 plain ones), the drive starts at its first window.
+        expectOnsetWithheld(40, waiting: 30, more: 10) { $0.feed(.automotive, windows: $1, quietTurnEvery: 2) }
         // One in ten does not withhold it.
         var drive = Run()
         drive.feed(.automotive, windows: 30, quietTurnEvery: 10)
@@ -279,17 +288,10 @@ import Testing
     }
 
     @Test func wideTurnsWithholdTheAutomotiveOnset() {
-        // Every window a wide turn: 60 automotive windows are not a drive yet ...
-        var run = Run()
-        run.feed(.automotive, windows: 60, wideTurnEvery: 1)
-        #expect(run.state.kind != .automotive)
-        run.feed(.automotive, windows: 42)
-        #expect(run.state.kind != .automotive)
-        // ... and the evidence is kept: once fewer than 30 % of the last minute's windows turn
-        // wide (17 of 60 after 43 plain ones), the drive starts at its first window.
-        run.feed(.automotive, windows: 1)
-        #expect(run.state.kind == .automotive)
-        #expect(run.state.start == 2.5)
+        // Every window a wide turn: 60 automotive windows are not a drive yet ... and the evidence
+        // is kept: once fewer than 30 % of the last minute's windows turn wide (17 of 60 after 43
+        // plain ones), the drive starts at its first window.
+        expectOnsetWithheld(60, waiting: 42, more: 1) { $0.feed(.automotive, windows: $1, wideTurnEvery: 1) }
         // One in five does not withhold it.
         var drive = Run()
         drive.feed(.automotive, windows: 30, wideTurnEvery: 5)
@@ -298,16 +300,9 @@ import Testing
 
     @Test func aVehicleOnsetNeedsSway() {
         // Vibration with the device barely moving across gravity (a forearm typing on a desk;
-        // only the first window sways): 40 automotive windows are not a drive ...
-        var desk = Run()
-        desk.feed(.automotive, windows: 40, swayEvery: 1000)
-        #expect(desk.state.kind != .automotive)
-        desk.feed(.automotive, windows: 4)
-        #expect(desk.state.kind != .automotive)
-        // ... until six windows of the last minute sway; the evidence was kept.
-        desk.feed(.automotive, windows: 1)
-        #expect(desk.state.kind == .automotive)
-        #expect(desk.state.start == 2.5)
+        // only the first window sways): 40 automotive windows are not a drive ... until six
+        // windows of the last minute sway; the evidence was kept.
+        expectOnsetWithheld(40, waiting: 4, more: 1) { $0.feed(.automotive, windows: $1, swayEvery: 1000) }
         // One window in five swaying is enough for a drive.
         var drive = Run()
         drive.feed(.automotive, windows: 30, swayEvery: 5)
@@ -317,16 +312,8 @@ import Testing
     @Test func aVehicleOnsetNeedsRoadVibration() {
         // Vibration the model calls a car, but at rest level or across gravity (a forearm on a
         // desk; only the first window shakes along gravity): 40 automotive windows are not a
-        // drive ...
-        var desk = Run()
-        desk.feed(.automotive, windows: 40, roadEvery: 1000)
-        #expect(desk.state.kind != .automotive)
-        desk.feed(.automotive, windows: 10)
-        #expect(desk.state.kind != .automotive)
-        // ... until twelve windows of the last minute show a road; the evidence was kept.
-        desk.feed(.automotive, windows: 1)
-        #expect(desk.state.kind == .automotive)
-        #expect(desk.state.start == 2.5)
+        // drive ... until twelve windows of the last minute show a road; the evidence was kept.
+        expectOnsetWithheld(40, waiting: 10, more: 1) { $0.feed(.automotive, windows: $1, roadEvery: 1000) }
         // One window in four on a rough stretch is enough for a drive.
         var drive = Run()
         drive.feed(.automotive, windows: 45, roadEvery: 4)
