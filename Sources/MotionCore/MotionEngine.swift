@@ -205,6 +205,7 @@ public struct MotionEngine: Sendable {
             offer(narrow, locomotion: inLocomotion)
         }
         gate.advance(to: t)
+        gate.noteSample(x: x, y: y, z: z, magnitude: magnitude, at: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: narrow.band, at: t) else { return }
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))

@@ -151,6 +151,13 @@ struct StepGate: Sendable {
     private(set) var armWork = MagnitudeArmWork()
     /// Three-axis arm work that |a| does not see (`TurningArmWork`): the same wait.
     private(set) var turningArmWork = TurningArmWork()
+    /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`): the same wait.
+    private(set) var upwardPeaks = UpwardPeaks()
+
+    /// One 25 Hz sample, for `UpwardPeaks` (the engine, every sample, before the window it closes).
+    @inline(__always) mutating func noteSample(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
+        upwardPeaks.push(x: x, y: y, z: z, magnitude: magnitude, at: t)
+    }
 
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
     /// period or two (autocorrelation >= 0.2), or its dominant frequency is the step or stride
@@ -176,6 +183,7 @@ struct StepGate: Sendable {
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
+        if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil) }
         if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
             endRun()
             pendingCount = 0
@@ -239,6 +247,7 @@ struct StepGate: Sendable {
         verticalMean = nil
         armWork.reset()
         turningArmWork.reset()
+        upwardPeaks.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -336,6 +345,7 @@ struct StepGate: Sendable {
     /// are appended to `steps`.
     mutating func offer(_ t: Double, swing: Double = 0, locomotion: Bool, steps: inout [Double]) {
         let p = parameters
+        upwardPeaks.notePeak(at: t)
         if swing > 0 { runSwing = runSwing > 0 ? runSwing + 0.2 * (swing - runSwing) : swing }
         if walking {
             var dt = t - lastStep
@@ -525,6 +535,7 @@ struct StepGate: Sendable {
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
         if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
+        if upwardPeaks.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
         if armWork.holdsBack(stepPeriod: isStride(mean, at: pending[last]) ? mean / 2 : mean) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {

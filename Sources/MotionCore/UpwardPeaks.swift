@@ -1,0 +1,156 @@
+/// Arm work whose |a| peaks do not push up: a walk's step candidates are the moments the body,
+/// and whatever carries the sensor, is pushed upwards, while clapping and combing peak where the
+/// hand is stopped or swung across gravity.
+///
+/// Why: at every step the leg stops the body's fall and lifts it (the bounce, with the heel
+/// strike's jolt), so at the |a| maximum of a step the acceleration beyond gravity points up along
+/// it, on a wrist as in a pocket: the cosine between that acceleration and the window's mean
+/// gravity direction, averaged over the window's peaks, stays above 0.43 in 99 % of the Bangle
+/// wrist walks' and the ST walks' stepping windows (0.53 Oxford, 0.62 running; ~10 s means).
+/// |a| also rises when the hand is stopped or swung hard in any direction (|a|^2 = 1 + 2 a.g +
+/// |a - g|^2): a clap's contact, a comb's quick return across the head. Their peaks point across
+/// or against gravity (synthetic clapping: a mean of -0.25, 95 % below 0.08; combing 0.16). The
+/// measure is rotation invariant (a cosine between two vectors of the same frame) and uses no
+/// feature (the samples and the peaks the gate is offered), so the model is untouched. One
+/// window's value is noisy (a few peaks, a turn of the wrist), so an exponential mean over the
+/// three-axis windows with enough peaks (`gain` a window, about 10 s, as the vertical share)
+/// decides: while it is below `floor`, a chain waits and is credited back whole once the peaks
+/// push up again and the chain still keeps its rhythm. A run already credited goes on, and so
+/// does a chain within `StepGate.recentSeconds` of a walk (the hook in `StepGate.confirm`, as for
+/// `TurningArmWork`). Magnitude-only input carries no direction and clears the mean.
+struct UpwardPeaks: Sendable {
+    /// Samples kept: one window (`WindowFeatures.windowLength`, 5 s at 25 Hz) and a few more.
+    static let capacity = 128
+    static let span = WindowFeatures.windowLength
+    static let peakCapacity = 32
+    /// Where a band peak's |a| maximum is sought (s before and after the band's peak time: the
+    /// 2.5 Hz band lags |a| by about a tenth of a second, more at the wide band's edge).
+    static let searchBefore = 0.28
+    static let searchAfter = 0.04
+    /// Peaks a window needs for its mean direction to count: fewer leave the mean as it is.
+    static let minPeaks = 3
+    /// About 10 s of windows, as `StepGate.verticalGain`.
+    static let gain = 0.1
+    /// Windows the mean needs before it judges (as `TurningArmWork.minWindows`).
+    static let minWindows = 10
+    /// The mean cosine below which the peaks are not a walk's: docs/motion.md, "Peaks that do not
+    /// push up (gate v2.15-A)".
+    static let floor = 0.2
+
+    private var xs: [Double]
+    private var ys: [Double]
+    private var zs: [Double]
+    private var magnitudes: [Double]
+    private var head = 0
+    private var count = 0
+    private var newest = 0.0
+    private var peaks: [Double]
+    private var peakHead = 0
+    private var peakCount = 0
+
+    /// The recent mean cosine of the peaks' acceleration to gravity; nil before a three-axis
+    /// window with enough peaks, after a magnitude-only window and after a gap.
+    private(set) var lift: Double?
+    /// Windows in the mean since it was cleared.
+    private(set) var windows = 0
+
+    init() {
+        xs = [Double](repeating: 0, count: Self.capacity)
+        ys = xs
+        zs = xs
+        magnitudes = xs
+        peaks = [Double](repeating: 0, count: Self.peakCapacity)
+    }
+
+    mutating func reset() {
+        head = 0
+        count = 0
+        peakHead = 0
+        peakCount = 0
+        lift = nil
+        windows = 0
+    }
+
+    /// One 25 Hz sample (g) at `t` (s).
+    @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
+        xs[head] = x
+        ys[head] = y
+        zs[head] = z
+        magnitudes[head] = magnitude
+        head = head + 1 == Self.capacity ? 0 : head + 1
+        if count < Self.capacity { count += 1 }
+        newest = t
+    }
+
+    /// A step candidate (the band peak's time) offered to the gate.
+    mutating func notePeak(at t: Double) {
+        peaks[peakHead] = t
+        peakHead = peakHead + 1 == Self.peakCapacity ? 0 : peakHead + 1
+        if peakCount < Self.peakCapacity { peakCount += 1 }
+    }
+
+    /// The ring slot of the sample `back` samples before the newest.
+    @inline(__always) private func slot(_ back: Int) -> Int {
+        let i = head - 1 - back
+        return i < 0 ? i + Self.capacity : i
+    }
+
+    /// The mean cosine, over the peaks of the last window, between the acceleration beyond the
+    /// window's mean (gravity) at each peak's |a| maximum and gravity; nil without enough
+    /// samples, peaks or gravity (a free fall).
+    func windowLift() -> Double? {
+        guard count >= Self.span else { return nil }
+        var gx = 0.0, gy = 0.0, gz = 0.0
+        for back in 0..<Self.span {
+            let s = slot(back)
+            gx += xs[s]
+            gy += ys[s]
+            gz += zs[s]
+        }
+        let n = Double(Self.span)
+        gx /= n
+        gy /= n
+        gz /= n
+        let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
+        guard norm > 0.3 else { return nil }
+        let rate = MotionEngine.internalRate
+        var sum = 0.0
+        var used = 0
+        for k in 0..<peakCount {
+            var index = peakHead - 1 - k
+            if index < 0 { index += Self.peakCapacity }
+            let age = newest - peaks[index]
+            let first = Int(((age - Self.searchAfter) * rate).rounded())
+            let last = Int(((age + Self.searchBefore) * rate).rounded())
+            // Peaks are offered in time order: the rest are older still.
+            if last >= Self.span { break }
+            guard first >= 0 else { continue }
+            var best = slot(first)
+            for back in first...last where magnitudes[slot(back)] > magnitudes[best] { best = slot(back) }
+            let dx = xs[best] - gx, dy = ys[best] - gy, dz = zs[best] - gz
+            let size = (dx * dx + dy * dy + dz * dz).squareRoot()
+            guard size > 0 else { continue }
+            sum += (dx * gx + dy * gy + dz * gz) / (size * norm)
+            used += 1
+        }
+        return used >= Self.minPeaks ? sum / Double(used) : nil
+    }
+
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
+    mutating func observe(threeAxis: Bool) {
+        guard threeAxis else {
+            lift = nil
+            windows = 0
+            return
+        }
+        guard let value = windowLift() else { return }
+        lift = lift.map { $0 + Self.gain * (value - $0) } ?? value
+        windows += 1
+    }
+
+    /// Whether a chain must wait: the recent peaks do not push up.
+    var holdsBack: Bool {
+        guard let lift, windows >= Self.minWindows else { return false }
+        return lift < Self.floor
+    }
+}
