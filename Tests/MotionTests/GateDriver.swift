@@ -5,14 +5,28 @@
 /// confirmed; then the peak is offered, called locomotion if `locomotion(next window's end)`.
 /// `unsure` / `faint`: how sure the classifier is when the windows confirm (the engine's levels).
 /// `closingWindow`: one more window after the last peak, so a chain still waiting is judged.
+/// `sample`: the three-axis sample (g) at a time, fed to the gate at 25 Hz from 0 s up to each
+/// window and peak as the engine feeds it (`StepGate.noteSample`); nil feeds none.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
+                   sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     var credited: [Double] = []
     var next = firstWindow
+    var sampleIndex = 0
+    func samples(until t: Double) {
+        guard let sample else { return }
+        while (Double(sampleIndex) + 0.5) / MotionEngine.internalRate <= t {
+            let time = (Double(sampleIndex) + 0.5) / MotionEngine.internalRate
+            let a = sample(time)
+            gate.noteSample(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot(), at: time)
+            sampleIndex += 1
+        }
+    }
     func windowEnds(at end: Double) {
+        samples(until: end)
         gate.observe(window(end), end: end)
         gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited)
     }
@@ -21,6 +35,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
             windowEnds(at: next)
             next += 1
         }
+        samples(until: t)
         gate.advance(to: t)
         gate.offer(t, locomotion: locomotion(next), steps: &credited)
     }
