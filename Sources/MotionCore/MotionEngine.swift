@@ -196,6 +196,7 @@ public struct MotionEngine: Sendable {
         let detector = configuration.detector
         let inLocomotion = classifier.locomotion >= Self.locomotionOn
         let narrow = narrowBand.feed(magnitude, at: t)
+        gate.noteMagnitude(magnitude)
         // The features always see the 2.5 Hz band and its peaks; the gate the band the tempo picked.
         if let peak = narrow.peak { features.notePeak(at: peak.t, swing: peak.swing) }
         if detector.fastLowpassHz > 0 {

@@ -151,6 +151,11 @@ struct StepGate: Sendable {
     private(set) var armWork = MagnitudeArmWork()
     /// Three-axis arm work that |a| does not see (`TurningArmWork`): the same wait.
     private(set) var turningArmWork = TurningArmWork()
+    /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
+    private(set) var impacts = MagnitudeImpacts()
+
+    /// Takes one |a| sample (the engine, every internal sample) for `MagnitudeImpacts`.
+    mutating func noteMagnitude(_ magnitude: Double) { impacts.push(magnitude) }
 
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
     /// period or two (autocorrelation >= 0.2), or its dominant frequency is the step or stride
@@ -176,6 +181,7 @@ struct StepGate: Sendable {
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
+        if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
         if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
             endRun()
             pendingCount = 0
@@ -239,6 +245,7 @@ struct StepGate: Sendable {
         verticalMean = nil
         armWork.reset()
         turningArmWork.reset()
+        impacts.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -525,7 +532,8 @@ struct StepGate: Sendable {
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
         if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
-        if armWork.holdsBack(stepPeriod: isStride(mean, at: pending[last]) ? mean / 2 : mean) { return }
+        let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
+        if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
             doubtUntil = pending[last] + Self.doubtSeconds
