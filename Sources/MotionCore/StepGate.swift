@@ -533,7 +533,7 @@ struct StepGate: Sendable {
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
         if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
-        if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod) { return }
+        if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
             doubtUntil = pending[last] + Self.doubtSeconds
