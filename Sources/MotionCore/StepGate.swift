@@ -151,12 +151,16 @@ struct StepGate: Sendable {
     private(set) var armWork = MagnitudeArmWork()
     /// Three-axis arm work that |a| does not see (`TurningArmWork`): the same wait.
     private(set) var turningArmWork = TurningArmWork()
-    /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`): the same wait.
+    /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`, gate v2.15-A): the same wait.
     private(set) var upwardPeaks = UpwardPeaks()
+    /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
+    private(set) var impacts = MagnitudeImpacts()
 
-    /// One 25 Hz sample, for `UpwardPeaks` (the engine, every sample, before the window it closes).
+    /// One 25 Hz sample, for `UpwardPeaks` and `MagnitudeImpacts` (the engine, every sample,
+    /// before the window it closes).
     @inline(__always) mutating func noteSample(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
         upwardPeaks.push(x: x, y: y, z: z, magnitude: magnitude, at: t)
+        impacts.push(magnitude)
     }
 
     /// Whether the last window shows the rhythm of a run at `period`: the band repeats at one
@@ -184,6 +188,7 @@ struct StepGate: Sendable {
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
         if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil) }
+        if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
         if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
             endRun()
             pendingCount = 0
@@ -248,6 +253,7 @@ struct StepGate: Sendable {
         armWork.reset()
         turningArmWork.reset()
         upwardPeaks.reset()
+        impacts.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -536,7 +542,8 @@ struct StepGate: Sendable {
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
         if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
         if upwardPeaks.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
-        if armWork.holdsBack(stepPeriod: isStride(mean, at: pending[last]) ? mean / 2 : mean) { return }
+        let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
+        if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
         if doubtUntil >= pending[last] && gaitShownAt < pending[first] {
             doubtUntil = pending[last] + Self.doubtSeconds

@@ -7,14 +7,18 @@
 /// `closingWindow`: one more window after the last peak, so a chain still waiting is judged.
 /// `sample`: the three-axis sample (g) at a time, fed to the gate at 25 Hz from 0 s up to each
 /// window and peak as the engine feeds it (`StepGate.noteSample`); nil feeds none.
+/// `magnitude`: a magnitude-only watch's |a| (g) at a time, fed the same way as the sample
+/// (|a|, 0, 0), as the engine sees a `rieck-*` file; used when `sample` is nil.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
                    sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
+                   magnitude: ((Double) -> Double)? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     var credited: [Double] = []
     var next = firstWindow
+    let sample = sample ?? magnitude.map { magnitude in { (x: magnitude($0), y: 0.0, z: 0.0) } }
     var sampleIndex = 0
     func samples(until t: Double) {
         guard let sample else { return }
