@@ -576,6 +576,14 @@ struct StepGate: Sendable {
         pendingCount = 0
     }
 
+    /// The gate now reads the wide gait band (gate v2.15-C, `BandChain`): a chain waiting for
+    /// confirmation becomes that band's own over the same span (from its first candidate, and
+    /// after the last credited step).
+    mutating func adoptChain(_ chain: BandChain) {
+        guard !walking, pendingCount > 0 else { return }
+        pendingCount = chain.copy(into: &pending, after: max(lastStep, pending[0] - parameters.minInterval))
+    }
+
     /// Standard deviation over mean of the pending intervals between candidates `first` and `last`.
     private func intervalSpread(from first: Int, to last: Int) -> Double {
         guard last > first else { return 0 }

@@ -54,6 +54,8 @@ struct BandPeaks: Sendable {
     private var filter: GaitFilter
     private var peaks = PeakPicker()
     private var weakPeaks = PeakPicker()
+    /// The chain these peaks would have given the gate, adopted when the tempo switches to this band.
+    private(set) var chain: BandChain
     private let hysteresisFloor: Double
     private let hysteresisRelative: Double
     private let weakHysteresis: Double
@@ -70,6 +72,7 @@ struct BandPeaks: Sendable {
         var band = parameters
         band.lowpassHz = lowpassHz
         filter = GaitFilter(parameters: band, sampleRate: sampleRate)
+        chain = BandChain(parameters: parameters)
         hysteresisFloor = parameters.hysteresisFloor
         hysteresisRelative = parameters.hysteresisRelative
         weakHysteresis = parameters.weakHysteresis
@@ -79,13 +82,17 @@ struct BandPeaks: Sendable {
         filter.reset()
         peaks.reset()
         weakPeaks.reset()
+        chain.reset()
     }
 
     @inline(__always) mutating func feed(_ magnitude: Double, at t: Double) -> Sample {
         let band = filter(magnitude)
         let h = max(hysteresisFloor, hysteresisRelative * filter.meanSquare.squareRoot())
         var sample = Sample(band: band)
-        if let peak = peaks.feed(band, at: t, hysteresis: h) { sample.peak = (peak, peaks.lastSwing) }
+        if let peak = peaks.feed(band, at: t, hysteresis: h) {
+            sample.peak = (peak, peaks.lastSwing)
+            chain.note(peak)
+        }
         if weakHysteresis > 0, let weak = weakPeaks.feed(band, at: t, hysteresis: weakHysteresis * h) {
             sample.weak = (weak, weakPeaks.lastSwing)
         }

@@ -9,11 +9,14 @@
 /// window and peak as the engine feeds it (`StepGate.noteSample`); nil feeds none.
 /// `magnitude`: a magnitude-only watch's |a| (g) at a time, fed the same way as the sample
 /// (|a|, 0, 0), as the engine sees a `rieck-*` file; used when `sample` is nil.
+/// `adopt`: the tempo switches to another band when the window ending at `at` has been observed,
+/// and the gate adopts that band's chain (`StepGate.adoptChain`), as the engine does.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
                    sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
                    magnitude: ((Double) -> Double)? = nil,
+                   adopt: (at: Double, chain: BandChain)? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     var credited: [Double] = []
@@ -32,6 +35,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
     func windowEnds(at end: Double) {
         samples(until: end)
         gate.observe(window(end), end: end)
+        if let adopt, adopt.at == end { gate.adoptChain(adopt.chain) }
         gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited)
     }
     for t in peaks {
