@@ -95,6 +95,10 @@ public struct MotionEngine: Sendable {
     /// Floors climbed need a barometer, which the boards do not have.
     public var floorsAvailable: Bool { false }
 
+    /// Read by the credit-delay diagnosis (`GateHolds`, CreditDelay.swift), never by the pipeline.
+    var gateForDiagnosis: StepGate { gate }
+    var locomotionForDiagnosis: Double { classifier.locomotion }
+
     /// The sample-ingest entry point: every sample, in time order, with its sensor timestamp.
     public mutating func process(_ sample: AccelSample) -> MotionUpdate? {
         guard sample.t.isFinite, sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else { return nil }

@@ -36,6 +36,8 @@ struct AccuracyBenchCommand: ParsableCommand {
         /// nil: the manifest has no step count (activity clips).
         var truth: Int?
         var activity: String
+        /// The manifest's `placement` (`wrist`, or where a phone was carried); nil when absent.
+        var placement: String? = nil
     }
 
     struct FileResult {
@@ -69,6 +71,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         let entries = try Self.loadManifest(directory, tool: "stepbench accuracy")
         var results: [FileResult] = []
         var walks: [GaitBench.Walk] = []
+        var delays: [CreditDelayBench.Walk] = []
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
         var configuration = MotionConfiguration(userHeight: height)
@@ -95,6 +98,10 @@ struct AccuracyBenchCommand: ParsableCommand {
             if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
                 walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes,
                                             configuration: configuration))
+            }
+            // Walking clips without a step count (../shared/data/activity) are measured too.
+            if entry.activity == "walking", entry.truth != 0 {
+                delays.append(CreditDelayBench.Walk(name: entry.name, placement: entry.placement, samples: samples, configuration: configuration))
             }
 
             let classicStart = monotonicNow()
@@ -138,6 +145,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             fixedDecimal(Double(totalSamples) / classicSeconds / 1e6, 1))
         printActivityTable(results)
         GaitBench.printTable(walks, details: !quiet)
+        CreditDelayBench.printTable(delays, details: !quiet)
         print("")
         print("\(results.count) files, \(totalSamples) samples, loaded in \(fixedDecimal(loadSeconds, 2)) s; mixed files are excluded from activity agreement")
 
@@ -378,7 +386,7 @@ struct AccuracyBenchCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             let steps = stepsValue.intValue
-            entries.append(Entry(name: name, truth: steps, activity: activity))
+            entries.append(Entry(name: name, truth: steps, activity: activity, placement: item["placement"]?.stringValue))
         }
         return entries
     }

@@ -45,6 +45,8 @@ struct DailyLifeBenchCommand: ParsableCommand {
         /// Seconds called each `ActivityKind.allCases` kind.
         var called: [Double]
         var model: String
+        /// The control walk's emissions (`CreditDelayBench`); nil for daily life.
+        var credit: CreditLog?
 
         var falseSteps: Int { activity.isDailyLife ? steps : 0 }
     }
@@ -95,7 +97,8 @@ struct DailyLifeBenchCommand: ParsableCommand {
                     samples += synthetic.samples.count
                     runs.append(Run(instance: i, activity: activity, sensor: synthetic.sensor, seconds: synthetic.seconds,
                                     trueSteps: synthetic.trueSteps, steps: analysis.steps,
-                                    called: AccuracyBenchCommand.secondsCalled(in: analysis), model: modelName))
+                                    called: AccuracyBenchCommand.secondsCalled(in: analysis), model: modelName,
+                                    credit: activity.isDailyLife ? nil : CreditLog.run(synthetic.samples, configuration: configuration)))
                 }
             }
         }
@@ -169,6 +172,7 @@ struct DailyLifeBenchCommand: ParsableCommand {
             print("")
             print("control: \(DailyActivity.walking.rawValue), \(walks.count) runs, \(truth) true steps, \(counted) counted (summed \(fixedDecimal(100 * Double(counted - truth) / Double(max(truth, 1)), 2)) %, MAPE \(fixedDecimal(100 * errors.reduce(0, +) / Double(errors.count), 2)) %, worst \(fixedDecimal(100 * (errors.max() ?? 0), 1)) %)")
             print("  its time called: " + zip(kinds, shares(walks)).map { "\($0.0.rawValue) \(fixedDecimal($0.1, 1)) %" }.joined(separator: ", "))
+            print("  " + CreditDelayBench.summary(walks.compactMap(\.credit)))
         }
     }
 
@@ -196,6 +200,6 @@ struct DailyLifeBenchCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let label = synthetic.activity.isDailyLife ? (synthetic.activity.isQuiet ? "stationary" : "mixed") : "walking"
-        manifest.append("  \"\(file)\": {\"steps\": \(synthetic.trueSteps), \"activity\": \"\(label)\"}")
+        manifest.append("  \"\(file)\": {\"steps\": \(synthetic.trueSteps), \"activity\": \"\(label)\", \"placement\": \"wrist\"}")
     }
 }
