@@ -81,15 +81,18 @@ final class AgentService: StepdService {
         let zone = try timeZone(params.timeZone)
         let range = resolve(params.range, zone: zone)
         let data: PedometerData
+        let selection = try filter(params.selection)
         do {
-            data = try ledger.pedometerData(from: range.start, to: range.end, filter: try filter(params.selection),
+            data = try ledger.pedometerData(from: range.start, to: range.end, filter: selection,
                                             splitBySource: params.bySource)
         } catch {
             throw .unavailable("\(error)")
         }
         // Cadence and pace are live figures (CMPedometerData's currentCadence/currentPace): only
-        // meaningful for a range that reaches the present.
-        let live = range.end >= now - 5
+        // meaningful for a range that reaches the present, and they are this device's walking, so
+        // a query that leaves this device's steps out (e.g. only app:phone) must not carry them.
+        let countsThisDevice = selection.sources.map { $0.contains(ledger.deviceSource) } ?? true
+        let live = range.end >= now - 5 && countsThisDevice
         let cadence = live ? agent.engine.cadence.map { $0 * 60 } : nil
         let pace = live ? agent.engine.pace : nil
         return StepsQueryResult(
