@@ -118,7 +118,7 @@ struct BundleCommand: ParsableCommand {
             "created": .int(now), "state_directory": .string(state), "files": .array(manifest),
             "skipped": .array(skipped.map { .string($0) }),
         ]
-        try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8))
+        try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8), modified: now)
         try archive.finish()
         print("wrote \(output): \(manifest.count + 1) files" + (skipped.isEmpty ? "" : ", skipped \(skipped.count) (see manifest.json)"))
     }
