@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import StepJSON
 import StepProtocol
 import StepSocket
@@ -15,7 +16,11 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Double = 5
 
     func validate() throws {
-        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout takes more than 0 and at most 600 seconds") }
+        // connect(2) would report an empty path as "File name too long".
+        if let socket, UnixSocketAddress(path: socket) == nil {
+            throw ValidationError("--socket takes a path of 1 to \(UnixSocketAddress.maxPathBytes) bytes, got \(socket.utf8.count)")
+        }
     }
 }
 

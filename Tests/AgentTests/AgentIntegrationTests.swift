@@ -162,6 +162,17 @@ import Testing
         #expect(result.error.contains("--distance takes metres"), "\(result.error)")
     }
 
+    /// stepctl --socket "" said "socket path  failed: File name too long" (exit 1); the path's
+    /// limit is now a usage error naming the option, before connecting.
+    @Test(arguments: ["", "/" + String(repeating: "s", count: 200)])
+    func stepctlSocketPathOutsideTheAddressLimit(path: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", path, "status"])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--socket takes a path of 1 to 107 bytes, got \(path.utf8.count)"), "\(result.error)")
+        let timeout = try runTool(AgentProcess.stepctlPath, ["--timeout", "0", "status"])
+        #expect(timeout.error.contains("--timeout takes more than 0 and at most 600 seconds"), "\(timeout.error)")
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)

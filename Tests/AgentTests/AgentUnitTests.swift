@@ -48,6 +48,20 @@ import StepdModel
         }()))
         #expect(parse(["--retention-days", "0"]) == .failure("--retention-days takes a number from 1 to 36500, got '0'"))
     }
+
+    /// An empty value (an unset shell variable) was taken as is: --state-dir "" put the ledger
+    /// in /ledger, --metrics-dir "" wrote /stepd.prom, --socket "" failed only after the ledger
+    /// was opened, saying "File name too long" and exiting 73.
+    @Test func emptyValuesAndOverlongSocketPathsAreBadCommandLines() {
+        for flag in AgentOptions.flags.flatMap(\.names) where !["--help", "-h", "--version", "--print-manpage", "--check"].contains(flag) {
+            #expect(parse([flag, ""]) == .failure("\(flag) needs a value, got an empty one"))
+            #expect(parse([flag + "="]) == .failure("\(flag) needs a value, got an empty one"))
+        }
+        let longest = "/" + String(repeating: "s", count: 106)
+        guard case .run(let options) = parse(["--socket", longest]) else { Issue.record("107 bytes refused"); return }
+        #expect(options.socketPath == longest)
+        #expect(parse(["--socket", longest + "s"]) == .failure("--socket takes a path of 1 to 107 bytes, got 108: choose a shorter one"))
+    }
 }
 
 /// `--help` and stepd(8) are both rendered from `AgentOptions.flags`: every flag parses and
