@@ -79,3 +79,14 @@ func call<R>(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValu
 func printJSON(_ value: JSONValue) {
     print(value.jsonText)
 }
+
+/// The pages of one listing as one answer, so `--json` prints one object however many pages
+/// the agent needed: the first page with `key`'s arrays of every page joined, and the paging
+/// members (`more`, `next_anchor`, `next_start`) of the last, which say where a later call goes on.
+/// (Printing each page gave several objects, or an array of pages, only once the data grew.)
+func joinedPages(_ pages: [JSONValue], arrayKey key: String) -> JSONValue {
+    guard var joined = pages.first?.objectValue, let last = pages.last?.objectValue else { return pages.first ?? .null }
+    joined[key] = .array(pages.flatMap { $0[key]?.arrayValue ?? [] })
+    for paging in ["more", "next_anchor", "next_start"] where last[paging] != nil { joined[paging] = last[paging] }
+    return .object(joined)
+}

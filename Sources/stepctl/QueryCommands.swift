@@ -159,7 +159,7 @@ struct HistoryCommand: ParsableCommand {
             params.range = .between(start: next, end: end)
             params.anchor = page.anchor
         }
-        if output.json { return printJSON(pages.count == 1 ? pages[0] : .array(pages)) }
+        if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])

@@ -231,6 +231,36 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// `--json` is one object however many pages the agent answered in: `sync export --all`
+    /// printed one object per page, `samples list` too past 2000 samples (history an array of
+    /// pages), so a script's JSON parser failed only once the ledger grew.
+    @Test func pagedListingsPrintOneJSONObject() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": "UTC"])
+        let client = try agent.connect()
+        let first = (now() / 60).rounded(.down) * 60 - 2 * 86_400
+        for chunk in 0..<5 {
+            let samples: [JSONValue] = (0..<500).map { index in
+                let start = first + Double(chunk * 500 + index) * 60
+                return ["source": "app:bulk", "start": .double(start), "end": .double(start + 60), "steps": 10]
+            }
+            _ = try client.call(.samplesAdd, ["samples": .array(samples)])
+        }
+        let socket = ["--socket", agent.socketPath]
+        let listed = try runTool(AgentProcess.stepctlPath, socket + ["samples", "list", "--last", "3d", "--json"])
+        #expect(listed.status == 0, "\(listed.error)")
+        let samples = try JSONParser.parse(Array(listed.output.utf8), limits: JSONLimits(maxBytes: 1 << 24))
+        #expect(samples["samples"]?.arrayValue?.count == 2500)
+        #expect(samples["more"] == false && samples["next_start"] == .null)
+
+        let exported = try runTool(AgentProcess.stepctlPath, socket + ["sync", "export", "--limit", "1000", "--all", "--json"])
+        #expect(exported.status == 0, "\(exported.error)")
+        let records = try JSONParser.parse(Array(exported.output.utf8), limits: JSONLimits(maxBytes: 1 << 24))
+        let anchors = records["records"]?.arrayValue?.compactMap { $0["anchor"]?.intValue } ?? []
+        #expect(anchors.count >= 2500 && anchors == anchors.sorted() && Set(anchors).count == anchors.count)
+        #expect(records["more"] == false && records["next_anchor"]?.intValue == anchors.last)
+        #expect(agent.terminate() == 0)
+    }
+
     /// CMPedometer startUpdates(from:): the steps since `from` arrive at once after the answer.
     @Test func subscribeFromAPastTime() throws {
         let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "5"], environment: ["TZ": "UTC"])
