@@ -51,16 +51,26 @@ public final class GzipCSVWriter {
         guard let file else { return }
         self.file = nil
         let status = gzclose(file)
-        if status != Z_OK { throw .writeFailed(path: path, detail: "gzclose returned \(status)") }
+        let systemError = Errno.current
+        if status != Z_OK {
+            throw .writeFailed(path: path, detail: status == Z_ERRNO ? Self.text(systemError) : "gzclose returned \(status)")
+        }
+    }
+
+    /// errno as the other file errors say it: "No space left on device (ENOSPC)". zlib's own
+    /// message would name the descriptor ("<fd:6>: No space left on device"), not the file.
+    static func text(_ error: Errno) -> String {
+        error.name.map { "\(error) (\($0))" } ?? "\(error)"
     }
 
     private func writeBytes(_ bytes: [UInt8]) throws(RecordingError) {
         guard let file else { throw .writeFailed(path: path, detail: "writer already finished") }
         let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
+        let systemError = Errno.current
         if written != Int32(bytes.count) {
             var code: Int32 = 0
             let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
-            throw .writeFailed(path: path, detail: message)
+            throw .writeFailed(path: path, detail: code == Z_ERRNO ? Self.text(systemError) : message)
         }
     }
 
