@@ -168,7 +168,7 @@ final class AgentService: StepdService {
             }
             page.append(item)
         }
-        return StepsCollectionResult(timeZone: params.timeZone ?? "local", interval: params.interval, anchor: anchor,
+        return StepsCollectionResult(timeZone: params.timeZone ?? agent.localTimeZoneName ?? "local", interval: params.interval, anchor: anchor,
                                      buckets: page, more: nextStart != nil, nextStart: nextStart)
     }
 

@@ -160,6 +160,9 @@ struct HistoryCommand: ParsableCommand {
             params.anchor = page.anchor
         }
         if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
+        // Without --tz the buckets follow the agent's calendar: show them in its zone, or a day
+        // starting at the agent's midnight is labelled with the day before in a zone west of it.
+        let shown = tz == nil && zone != "local" ? ((try? LocalTimes(tz: zone)) ?? times) : times
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
@@ -167,7 +170,7 @@ struct HistoryCommand: ParsableCommand {
         for bucket in buckets {
             total += bucket.steps
             if bucket.steps == 0 && !all { continue }
-            let start = times.text(bucket.start, style)
+            let start = shown.text(bucket.start, style)
             if let sources = bucket.bySource {
                 for source in sources {
                     table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])

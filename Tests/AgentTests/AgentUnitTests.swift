@@ -276,3 +276,20 @@ final class CollectedLog: @unchecked Sendable {
         #expect(sidecar["error"]?.stringValue?.contains("ENOSPC") == true, "\(sidecar.jsonText)")
     }
 }
+
+@Suite struct LocalTimeZoneNameTests {
+    @Test func theNameIsGivenOnlyWhenItLoadsAsTheAgentsZone() {
+        let berlin = LocalTimeZone.rule(environment: ["TZ": "Europe/Berlin"], logger: .silent)
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": "Europe/Berlin"]) == "Europe/Berlin")
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": ":Europe/Berlin"]) == "Europe/Berlin")
+        // A zone that fell back to UTC (or any other mismatch) is not named after $TZ.
+        #expect(LocalTimeZone.name(of: .utc, environment: ["TZ": "Europe/Berlin"]) == nil)
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": "Mars/Olympus"]) == nil)
+        // Without $TZ: the zone /etc/localtime links to, when it is such a link.
+        let system = LocalTimeZone.rule(environment: [:], logger: .silent)
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime")) ?? ""
+        let parts = target.split(separator: "/")
+        let expected = parts.lastIndex(of: "zoneinfo").map { parts[($0 + 1)...].joined(separator: "/") }
+        #expect(LocalTimeZone.name(of: system, environment: [:]) == expected, "/etc/localtime -> \(target)")
+    }
+}

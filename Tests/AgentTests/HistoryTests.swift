@@ -261,6 +261,32 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// An agent in Berlin, a shell in New York: `history --by day` without --tz labelled each of
+    /// the agent's days (from Berlin midnight, 18:00 the day before in New York) with the day
+    /// before, so today's steps showed as yesterday's. The answer now names the agent's zone and
+    /// stepctl shows the buckets in it.
+    @Test func historyWithoutTzShowsTheAgentsDays() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": "Europe/Berlin"])
+        let client = try agent.connect()
+        // 00:30 in Berlin two days ago: 18:30 the day before in New York.
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let midnight = berlin.startOfDay(for: Date(timeIntervalSinceNow: -2 * 86_400))
+        let start = midnight.timeIntervalSince1970 + 1800
+        _ = try client.call(.samplesAdd, ["source": "app:phone", "start": .double(start), "end": .double(start + 600), "steps": 777])
+        let day = berlin.dateComponents([.year, .month, .day], from: midnight)
+        let label = String(format: "%04d-%02d-%02d", day.year ?? 0, day.month ?? 0, day.day ?? 0)
+        let shown = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "history", "--by", "day", "--last", "4d"],
+                                environment: ["TZ": "America/New_York"])
+        #expect(shown.status == 0, "\(shown.error)")
+        let row = shown.output.split(separator: "\n").first { $0.contains("777") }.map(String.init) ?? ""
+        #expect(row.hasPrefix(label), "\(shown.output)")
+        #expect(shown.output.contains("(time zone Europe/Berlin)"), "\(shown.output)")
+        let answer = try client.call(.stepsCollection, ["start": .double(start - 3600), "end": .double(start + 3600), "interval": ["hours": 1]])
+        #expect(answer["time_zone"] == "Europe/Berlin")
+        #expect(agent.terminate() == 0)
+    }
+
     /// CMPedometer startUpdates(from:): the steps since `from` arrive at once after the answer.
     @Test func subscribeFromAPastTime() throws {
         let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "5"], environment: ["TZ": "UTC"])
