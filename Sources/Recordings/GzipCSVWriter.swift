@@ -53,14 +53,8 @@ public final class GzipCSVWriter {
         let status = gzclose(file)
         let systemError = Errno.current
         if status != Z_OK {
-            throw .writeFailed(path: path, detail: status == Z_ERRNO ? Self.text(systemError) : "gzclose returned \(status)")
+            throw .writeFailed(path: path, detail: status == Z_ERRNO ? systemError.explained : "gzclose returned \(status)")
         }
-    }
-
-    /// errno as the other file errors say it: "No space left on device (ENOSPC)". zlib's own
-    /// message would name the descriptor ("<fd:6>: No space left on device"), not the file.
-    static func text(_ error: Errno) -> String {
-        error.name.map { "\(error) (\($0))" } ?? "\(error)"
     }
 
     private func writeBytes(_ bytes: [UInt8]) throws(RecordingError) {
@@ -70,7 +64,8 @@ public final class GzipCSVWriter {
         if written != Int32(bytes.count) {
             var code: Int32 = 0
             let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
-            throw .writeFailed(path: path, detail: code == Z_ERRNO ? Self.text(systemError) : message)
+            // zlib's own message names the descriptor ("<fd:6>: No space left on device"), not the file.
+            throw .writeFailed(path: path, detail: code == Z_ERRNO ? systemError.explained : message)
         }
     }
 

@@ -97,10 +97,9 @@ final class TarGzipWriter {
         }
     }
 
-    /// The system's error as text with its symbolic name ("No space left on device (ENOSPC)"),
-    /// or what zlib's own failures mean.
+    /// The system's error with its symbolic name ("No space left on device (ENOSPC)"), or what
+    /// zlib's own failures mean.
     private static func reason(_ error: Errno?) -> String {
-        guard let error else { return "compression failed (out of memory?)" }
-        return error.name.map { "\(error) (\($0))" } ?? "\(error)"
+        error?.explained ?? "compression failed (out of memory?)"
     }
 }
