@@ -43,7 +43,8 @@ final class AgentService: StepdService {
                           message: ledger.health.message, backlogRecords: ledger.health.backlogRecords),
             clients: snapshot.clients,
             details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
-                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory))
+                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory,
+                                  timeZone: agent.localTimeZoneName))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }

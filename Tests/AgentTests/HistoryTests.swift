@@ -284,6 +284,12 @@ import Testing
         #expect(shown.output.contains("(time zone Europe/Berlin)"), "\(shown.output)")
         let answer = try client.call(.stepsCollection, ["start": .double(start - 3600), "end": .double(start + 3600), "interval": ["hours": 1]])
         #expect(answer["time_zone"] == "Europe/Berlin")
+        #expect(try client.call(.status)["time_zone"] == "Europe/Berlin")
+        // "today" starts at the agent's midnight, shown as such (it read "18:00" the day before).
+        let today = berlin.dateComponents([.year, .month, .day], from: Date())
+        let todayLabel = String(format: "%04d-%02d-%02d 00:00", today.year ?? 0, today.month ?? 0, today.day ?? 0)
+        let shownToday = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "today"], environment: ["TZ": "America/New_York"])
+        #expect(shownToday.output.contains("period    \(todayLabel) - "), "\(shownToday.output)")
         #expect(agent.terminate() == 0)
     }
 
