@@ -32,10 +32,13 @@ enum TOMLSubsetParser {
         var entries: [BoardEntry] = []
         var seen: [String: Int] = [:]
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // A board edited on Windows: Notepad may start it with a byte order mark (invisible in
+        // an error quoting the line) and ends lines with CR LF, which Swift reads as ONE
+        // character, so splitting at "\n" alone left the whole file one comment line ("name:
+        // missing").
+        let content = text.hasPrefix("\u{FEFF}") ? Substring(text.dropFirst()) : Substring(text)
+        for line in content.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
-            var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
             let trimmed = trim(line)
             if trimmed.isEmpty || trimmed.first == "#" { continue }
             if trimmed.first == "[" {

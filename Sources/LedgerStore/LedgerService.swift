@@ -78,11 +78,23 @@ public final class LedgerService {
         self.fs = options.fileSystem
         self.sourcePriority = options.sourcePriority
         self.stateDirectory = stateDirectory
+        var directoryError: FileSystemError?
         do throws(FileSystemError) {
             try prepareDirectories()
         } catch {
-            degrade("cannot create the ledger directory: \(error); steps are kept in memory until it can be written", now: nil)
+            directoryError = error
         }
-        try load()
+        do throws(LedgerError) {
+            try load()
+        } catch {
+            // Nothing can be read either, so the agent stops: the cause to name is the
+            // directory it could not make (saying "kept in memory" first told a story that
+            // the next line, and the exit, contradicted).
+            if let directoryError { throw .fileSystem(directoryError) }
+            throw error
+        }
+        if let directoryError {
+            degrade("cannot create the ledger directory: \(directoryError); steps are kept in memory until it can be written", now: nil)
+        }
     }
 }

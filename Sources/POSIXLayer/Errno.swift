@@ -25,6 +25,9 @@ public struct Errno: Error, Sendable, Hashable, RawRepresentable, CustomStringCo
     /// strerror(3) text.
     public var description: String { strerror(rawValue).map { String(cString: $0) } ?? "errno \(rawValue)" }
 
+    /// The text with the symbolic name where there is one: "No space left on device (ENOSPC)".
+    public var explained: String { name.map { "\(description) (\($0))" } ?? description }
+
     /// The symbolic name (`ENOSPC`) of the errors the tools explain; nil for others.
     public var name: String? {
         switch rawValue {

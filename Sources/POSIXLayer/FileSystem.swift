@@ -97,6 +97,17 @@ public enum FileSystem {
         return try attempt("read", path) { () throws(Errno) in try file.readToEnd() }
     }
 
+    /// Where the symbolic link `path` points; nil when it is no link or cannot be read.
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX))
+        let length = buffer.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return -1 }
+            return readlink(path, base.assumingMemoryBound(to: CChar.self), raw.count)
+        }
+        guard length > 0, length < buffer.count else { return nil }
+        return String(decoding: buffer[0..<length], as: UTF8.self)
+    }
+
     /// Size in bytes, nil when absent.
     public static func fileSize(_ path: String) throws(FileSystemError) -> Int? {
         var info = stat()

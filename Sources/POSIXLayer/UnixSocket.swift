@@ -6,6 +6,9 @@ public struct UnixSocketAddress: Sendable {
     /// The bytes of `storage` that count: the family, the path and its NUL (none for an abstract name).
     public private(set) var length: socklen_t = 0
 
+    /// The longest file-system path a socket address holds (sun_path less its NUL): 107 on Linux.
+    public static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
     /// A file-system path of 1 to 107 bytes without NUL; nil otherwise.
     public init?(path: String) {
         let bytes = Array(path.utf8)

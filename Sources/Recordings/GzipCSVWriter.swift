@@ -51,16 +51,21 @@ public final class GzipCSVWriter {
         guard let file else { return }
         self.file = nil
         let status = gzclose(file)
-        if status != Z_OK { throw .writeFailed(path: path, detail: "gzclose returned \(status)") }
+        let systemError = Errno.current
+        if status != Z_OK {
+            throw .writeFailed(path: path, detail: status == Z_ERRNO ? systemError.explained : "gzclose returned \(status)")
+        }
     }
 
     private func writeBytes(_ bytes: [UInt8]) throws(RecordingError) {
         guard let file else { throw .writeFailed(path: path, detail: "writer already finished") }
         let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
+        let systemError = Errno.current
         if written != Int32(bytes.count) {
             var code: Int32 = 0
             let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
-            throw .writeFailed(path: path, detail: message)
+            // zlib's own message names the descriptor ("<fd:6>: No space left on device"), not the file.
+            throw .writeFailed(path: path, detail: code == Z_ERRNO ? systemError.explained : message)
         }
     }
 

@@ -122,8 +122,9 @@ public struct ParamReader {
     }
 
     /// `sources`: a list of source names (a source filter), nil when absent.
-    public func sourceNames(_ key: String) throws(RPCError) -> [String]? {
-        guard let names = try stringArray(key, maxCount: 64, maxLength: 80) else { return nil }
+    /// `allowEmpty`: `[]` means something (sources.priority's "no order"), not a mistake.
+    public func sourceNames(_ key: String, allowEmpty: Bool = false) throws(RPCError) -> [String]? {
+        guard let names = try stringArray(key, maxCount: 64, maxLength: 80, allowEmpty: allowEmpty) else { return nil }
         var out: [String] = []
         for (index, s) in names.enumerated() {
             guard let name = SourceName(s) else { throw .invalidParams(SourceName.formMessage(key: "\(key)[\(index)]", got: s)) }
@@ -132,16 +133,17 @@ public struct ParamReader {
         return out
     }
 
-    public func stringArray(_ key: String, maxCount: Int, maxLength: Int) throws(RPCError) -> [String]? {
+    public func stringArray(_ key: String, maxCount: Int, maxLength: Int, allowEmpty: Bool = false) throws(RPCError) -> [String]? {
         guard let value = present(key) else { return nil }
         guard let array = value.arrayValue else { throw .invalidParams("\"\(key)\" must be an array of strings, got \(value.kindName)") }
-        guard !array.isEmpty else { throw .invalidParams("\"\(key)\" must not be empty") }
+        guard allowEmpty || !array.isEmpty else { throw .invalidParams("\"\(key)\" must not be empty") }
         guard array.count <= maxCount else { throw .invalidParams("\"\(key)\" holds \(array.count) entries; at most \(maxCount) allowed") }
         var out: [String] = []
         out.reserveCapacity(array.count)
         for (index, element) in array.enumerated() {
             guard let s = element.stringValue, !s.isEmpty, s.utf8.count <= maxLength else {
-                throw .invalidParams("\"\(key)\"[\(index)] must be a non-empty string of at most \(maxLength) bytes, got \(element.kindName)")
+                let got = element.stringValue.map { $0.isEmpty ? "an empty string" : "\($0.utf8.count) bytes" } ?? element.kindName
+                throw .invalidParams("\"\(key)\"[\(index)] must be a non-empty string of at most \(maxLength) bytes, got \(got)")
             }
             out.append(s)
         }

@@ -479,7 +479,9 @@ public struct SourcesPriorityParams: Sendable, Equatable {
         guard reader.has("order") else {
             throw .invalidParams("sources.priority needs \"order\": source names, the winner first (sources.list shows them)")
         }
-        order = try reader.sourceNames("order") ?? []
+        // [] clears the order, as documented (it was refused as "must not be empty", so
+        // `stepctl sources priority ""` could not clear it either).
+        order = try reader.sourceNames("order", allowEmpty: true) ?? []
     }
 
     public var json: JSONValue { ["order": .array(order.map { .string($0) })] }

@@ -158,6 +158,7 @@ public struct StatusResult: RPCResult, Equatable {
             object["sensor_description"] = .string(details.sensorDescription)
             object["replay_speed"] = .double(details.replaySpeed)
             object["state_directory"] = .string(details.stateDirectory)
+            object["time_zone"] = details.timeZone.map { .string($0) } ?? .null
         }
         for member in extra.members where object[member.key] == nil { object[member.key] = member.value }
         return .object(object)
@@ -171,11 +172,16 @@ public struct AgentDetails: Sendable, Equatable {
     public var sensorDescription: String
     public var replaySpeed: Double
     public var stateDirectory: String
-    public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String) {
+    /// The agent's zone by name ("today" and buckets without a time_zone follow it); nil when
+    /// it has none, or from an agent that does not say.
+    public var timeZone: String?
+    public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String,
+                timeZone: String? = nil) {
         self.recording = recording
         self.sensorDescription = sensorDescription
         self.replaySpeed = replaySpeed
         self.stateDirectory = stateDirectory
+        self.timeZone = timeZone
     }
 }
 

@@ -31,6 +31,8 @@ public final class Agent {
     let capture: RawCapture
     let metrics: MetricsTextfile?
     let localTimeZone: TimeZoneRule
+    /// `localTimeZone`'s name when it has one (nil: answers say "local").
+    let localTimeZoneName: String?
 
     let startedMonotonic: Double
     let startedWall: Double
@@ -52,6 +54,7 @@ public final class Agent {
     init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
          ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?) {
         self.localTimeZone = localTimeZone
+        localTimeZoneName = LocalTimeZone.name(of: localTimeZone, environment: ProcessEnvironment.current())
         self.options = options
         self.logger = logger
         self.notifier = notifier

@@ -43,7 +43,8 @@ final class AgentService: StepdService {
                           message: ledger.health.message, backlogRecords: ledger.health.backlogRecords),
             clients: snapshot.clients,
             details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
-                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory))
+                                  replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory,
+                                  timeZone: agent.localTimeZoneName))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }
@@ -81,15 +82,18 @@ final class AgentService: StepdService {
         let zone = try timeZone(params.timeZone)
         let range = resolve(params.range, zone: zone)
         let data: PedometerData
+        let selection = try filter(params.selection)
         do {
-            data = try ledger.pedometerData(from: range.start, to: range.end, filter: try filter(params.selection),
+            data = try ledger.pedometerData(from: range.start, to: range.end, filter: selection,
                                             splitBySource: params.bySource)
         } catch {
             throw .unavailable("\(error)")
         }
         // Cadence and pace are live figures (CMPedometerData's currentCadence/currentPace): only
-        // meaningful for a range that reaches the present.
-        let live = range.end >= now - 5
+        // meaningful for a range that reaches the present, and they are this device's walking, so
+        // a query that leaves this device's steps out (e.g. only app:phone) must not carry them.
+        let countsThisDevice = selection.sources.map { $0.contains(ledger.deviceSource) } ?? true
+        let live = range.end >= now - 5 && countsThisDevice
         let cadence = live ? agent.engine.cadence.map { $0 * 60 } : nil
         let pace = live ? agent.engine.pace : nil
         return StepsQueryResult(
@@ -165,7 +169,7 @@ final class AgentService: StepdService {
             }
             page.append(item)
         }
-        return StepsCollectionResult(timeZone: params.timeZone ?? "local", interval: params.interval, anchor: anchor,
+        return StepsCollectionResult(timeZone: params.timeZone ?? agent.localTimeZoneName ?? "local", interval: params.interval, anchor: anchor,
                                      buckets: page, more: nextStart != nil, nextStart: nextStart)
     }
 

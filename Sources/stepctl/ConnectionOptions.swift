@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import POSIXLayer
 import StepJSON
 import StepProtocol
 import StepSocket
@@ -15,7 +16,11 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Double = 5
 
     func validate() throws {
-        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout takes more than 0 and at most 600 seconds") }
+        // connect(2) would report an empty path as "File name too long".
+        if let socket, UnixSocketAddress(path: socket) == nil {
+            throw ValidationError("--socket takes a path of 1 to \(UnixSocketAddress.maxPathBytes) bytes, got \(socket.utf8.count)")
+        }
     }
 }
 
@@ -73,4 +78,15 @@ func call<R>(_ client: UnixSocketClient, _ method: RPCMethod, _ params: JSONValu
 /// Prints `value` as one JSON line.
 func printJSON(_ value: JSONValue) {
     print(value.jsonText)
+}
+
+/// The pages of one listing as one answer, so `--json` prints one object however many pages
+/// the agent needed: the first page with `key`'s arrays of every page joined, and the paging
+/// members (`more`, `next_anchor`, `next_start`) of the last, which say where a later call goes on.
+/// (Printing each page gave several objects, or an array of pages, only once the data grew.)
+func joinedPages(_ pages: [JSONValue], arrayKey key: String) -> JSONValue {
+    guard var joined = pages.first?.objectValue, let last = pages.last?.objectValue else { return pages.first ?? .null }
+    joined[key] = .array(pages.flatMap { $0[key]?.arrayValue ?? [] })
+    for paging in ["more", "next_anchor", "next_start"] where last[paging] != nil { joined[paging] = last[paging] }
+    return .object(joined)
 }

@@ -76,6 +76,13 @@ struct BundleCommand: ParsableCommand {
     var stateDir: String?
     @Option(help: "Journal lines to include.") var journalLines: Int = 2000
 
+    func validate() throws {
+        // An empty value is an unset shell variable: --state-dir "" packed /ledger and
+        // /recordings instead of the agent's (and overrode what the agent reports).
+        guard stateDir != "" else { throw ValidationError("--state-dir needs a directory, got an empty one") }
+        guard !output.isEmpty else { throw ValidationError("--output needs a file name, got an empty one") }
+    }
+
     func run() throws {
         var status: JSONValue
         var agent: StatusResult?
@@ -118,7 +125,7 @@ struct BundleCommand: ParsableCommand {
             "created": .int(now), "state_directory": .string(state), "files": .array(manifest),
             "skipped": .array(skipped.map { .string($0) }),
         ]
-        try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8))
+        try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8), modified: now)
         try archive.finish()
         print("wrote \(output): \(manifest.count + 1) files" + (skipped.isEmpty ? "" : ", skipped \(skipped.count) (see manifest.json)"))
     }

@@ -28,6 +28,11 @@ struct LedgerCommand: ParsableCommand {
         @Flag(help: "Print one JSON object.")
         var json = false
 
+        func validate() throws {
+            // "" (an unset shell variable) would read /ledger.
+            guard !stateDirectory.isEmpty else { throw ValidationError("--state-dir needs a directory, got an empty one") }
+        }
+
         func run() throws {
             let report: LedgerVerifyReport
             do {

@@ -17,7 +17,8 @@ struct StatusCommand: ParsableCommand {
         let client = try connect(connection, root.connection)
         let (s, raw) = try call(client, .status, as: StatusResult.init(json:))
         if output.json { return printJSON(raw) }
-        let times = try LocalTimes(tz: nil)
+        // The agent's times in the agent's zone, as today and history show them.
+        let times = try s.details?.timeZone.flatMap { try? LocalTimes(tz: $0) } ?? LocalTimes(tz: nil)
         let address = s.sensor.address.map { "0x" + String($0, radix: 16) } ?? "-"
         var pairs: [(String, String)] = [
             ("agent", "stepd \(s.version), protocol \(stepdProtocolVersion), up \(TimeText.span(s.uptimeSeconds))"),
@@ -37,6 +38,16 @@ struct StatusCommand: ParsableCommand {
         pairs.append(("clients", String(s.clients)))
         printPairs(pairs)
     }
+}
+
+/// The zone to show the answer of a command whose --tz defaults to the agent's zone in: nil
+/// when --tz was given (or for --json), else the zone the agent names in `status`, so "today"
+/// shows as starting at 00:00 rather than at the agent's midnight in this shell's zone; nil when
+/// the agent names none (this shell's zone is then shown).
+func agentTimes(_ client: UnixSocketClient, tz: String?, json: Bool) throws -> LocalTimes? {
+    guard tz == nil, !json else { return nil }
+    let (status, _) = try call(client, .status, as: StatusResult.init(json:))
+    return status.details?.timeZone.flatMap { try? LocalTimes(tz: $0) }
 }
 
 /// Prints a steps.query result.
@@ -84,7 +95,7 @@ struct TodayCommand: ParsableCommand {
         let times = try LocalTimes(tz: tz)
         let client = try connect(connection, root.connection)
         let params = StepsQueryParams(range: .today, timeZone: tz, bySource: bySource, selection: select.selection)
-        try printStepsResult(client, params, times: times, json: output.json)
+        try printStepsResult(client, params, times: try agentTimes(client, tz: tz, json: output.json) ?? times, json: output.json)
     }
 }
 
@@ -159,7 +170,10 @@ struct HistoryCommand: ParsableCommand {
             params.range = .between(start: next, end: end)
             params.anchor = page.anchor
         }
-        if output.json { return printJSON(pages.count == 1 ? pages[0] : .array(pages)) }
+        if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
+        // Without --tz the buckets follow the agent's calendar: show them in its zone, or a day
+        // starting at the agent's midnight is labelled with the day before in a zone west of it.
+        let shown = tz == nil && zone != "local" ? ((try? LocalTimes(tz: zone)) ?? times) : times
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
@@ -167,7 +181,7 @@ struct HistoryCommand: ParsableCommand {
         for bucket in buckets {
             total += bucket.steps
             if bucket.steps == 0 && !all { continue }
-            let start = times.text(bucket.start, style)
+            let start = shown.text(bucket.start, style)
             if let sources = bucket.bySource {
                 for source in sources {
                     table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])
@@ -201,9 +215,10 @@ struct StatsCommand: ParsableCommand {
                                            options: StatisticsOption.allCases, selection: select.selection)
         let (r, raw) = try call(client, .stepsStatistics, params.json, as: StepsStatisticsResult.init(json:))
         if output.json { return printJSON(raw) }
+        let shown = try agentTimes(client, tz: tz, json: false) ?? times
         let count: (Int?) -> String = { $0.map(String.init) ?? "-" }
         printPairs([
-            ("period", "\(times.text(r.start)) - \(times.text(r.end)) (\(r.buckets) \(by.rawValue)s)"),
+            ("period", "\(shown.text(r.start)) - \(shown.text(r.end)) (\(r.buckets) \(by.rawValue)s)"),
             ("sum", count(r.sum)), ("min per \(by.rawValue)", count(r.min)),
             ("max per \(by.rawValue)", count(r.max)), ("avg per \(by.rawValue)", formatNumber(r.average)),
         ])

@@ -64,9 +64,10 @@ struct SamplesCommand: ParsableCommand {
             let client = try connect(connection, root.connection)
             let times = try LocalTimes(tz: nil)
             var table = Table(["id", "source", "start", "end", "steps", "distance_m", "utc_offset", "flags"], numeric: [4, 5, 6])
+            var pages: [JSONValue] = []
             while true {
                 let (page, raw) = try call(client, .samplesList, params.json, as: SamplesListResult.init(json:))
-                if output.json { printJSON(raw) }
+                pages.append(raw)
                 for s in page.samples {
                     var flags: [String] = []
                     if s.userEntered { flags.append("user") }
@@ -78,7 +79,8 @@ struct SamplesCommand: ParsableCommand {
                 guard page.more, let next = page.nextStart, case .between(_, let end) = params.range else { break }
                 params.range = .between(start: next, end: end)
             }
-            if !output.json { print(table.render()) }
+            if output.json { return printJSON(joinedPages(pages, arrayKey: "samples")) }
+            print(table.render())
         }
     }
 
@@ -178,9 +180,10 @@ struct SyncCommand: ParsableCommand {
             var table = Table(["anchor", "id", "source", "start", "end", "utc_offset", "steps", "distance_m", "flags"],
                               numeric: [0, 5, 6, 7])
             var last: LedgerExportResult?
+            var pages: [JSONValue] = []
             repeat {
                 let (page, raw) = try call(client, .ledgerExport, params.json, as: LedgerExportResult.init(json:))
-                if output.json { printJSON(raw) }
+                pages.append(raw)
                 for record in page.records {
                     var flags: [String] = []
                     if record.userEntered { flags.append("user") }
@@ -193,7 +196,7 @@ struct SyncCommand: ParsableCommand {
                 params.anchor = page.nextAnchor
                 last = page
             } while all && last?.more == true
-            if output.json { return }
+            if output.json { return printJSON(joinedPages(pages, arrayKey: "records")) }
             print(table.render())
             if let last { print("next_anchor \(last.nextAnchor)\(last.more ? " (more records: export again from it)" : "")") }
         }

@@ -1,5 +1,6 @@
 import CZlib
 import Glibc
+import POSIXLayer
 import Recordings
 
 /// Writes a gzip-compressed ustar archive: enough of tar for a field-test bundle (regular files,
@@ -37,7 +38,7 @@ final class TarGzipWriter {
     }
 
     /// Adds a file with `contents` under `name` (relative, no `..`).
-    func add(name: String, contents: [UInt8], mode: Int = 0o644, modified: Int = 0) throws {
+    func add(name: String, contents: [UInt8], mode: Int = 0o644, modified: Int) throws {
         guard !name.isEmpty, !name.hasPrefix("/"), !name.split(separator: "/").contains(".."), name.utf8.count < 100 else {
             throw Failure(description: "bad archive member name '\(name)'")
         }
@@ -74,9 +75,13 @@ final class TarGzipWriter {
         try write([UInt8](repeating: 0, count: 1024))
         guard let file else { throw Failure(description: "\(path) is already finished") }
         self.file = nil
-        guard gzclose(file) == Z_OK else {
+        // gzclose flushes what zlib still buffers, so a full disk usually shows up only here; the
+        // reason is errno (Z_ERRNO), which the user needs to know what to fix.
+        let closed = gzclose(file)
+        let systemError = Errno.current
+        guard closed == Z_OK else {
             removePartialArchive()
-            throw Failure(description: "cannot finish \(path)")
+            throw Failure(description: "cannot finish \(path): " + Self.reason(closed == Z_ERRNO ? systemError : nil))
         }
     }
 
@@ -84,6 +89,17 @@ final class TarGzipWriter {
         guard !bytes.isEmpty else { return }
         guard let file else { throw Failure(description: "\(path) is already finished") }
         let written = bytes.withUnsafeBytes { gzwrite(file, $0.baseAddress, UInt32($0.count)) }
-        guard written == Int32(bytes.count) else { throw Failure(description: "cannot write \(path) (disk full?)") }
+        let systemError = Errno.current
+        guard written == Int32(bytes.count) else {
+            var code: Int32 = Z_OK
+            _ = gzerror(file, &code)
+            throw Failure(description: "cannot write \(path): " + Self.reason(code == Z_ERRNO ? systemError : nil))
+        }
+    }
+
+    /// The system's error with its symbolic name ("No space left on device (ENOSPC)"), or what
+    /// zlib's own failures mean.
+    private static func reason(_ error: Errno?) -> String {
+        error?.explained ?? "compression failed (out of memory?)"
     }
 }

@@ -162,6 +162,30 @@ import Testing
         #expect(result.error.contains("--distance takes metres"), "\(result.error)")
     }
 
+    /// stepctl --socket "" said "socket path  failed: File name too long" (exit 1); the path's
+    /// limit is now a usage error naming the option, before connecting.
+    @Test(arguments: ["", "/" + String(repeating: "s", count: 200)])
+    func stepctlSocketPathOutsideTheAddressLimit(path: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", path, "status"])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--socket takes a path of 1 to 107 bytes, got \(path.utf8.count)"), "\(result.error)")
+        let timeout = try runTool(AgentProcess.stepctlPath, ["--timeout", "0", "status"])
+        #expect(timeout.error.contains("--timeout takes more than 0 and at most 600 seconds"), "\(timeout.error)")
+    }
+
+    /// An empty --state-dir (an unset shell variable) made bundle pack /ledger and /recordings
+    /// instead of the agent's files, and ledger verify read /ledger.
+    @Test(arguments: [["bundle", "-o", "BUNDLE", "--state-dir", ""], ["bundle", "-o", ""], ["ledger", "verify", "--state-dir", ""]])
+    func stepctlRefusesEmptyPaths(arguments: [String]) throws {
+        let bundle = NSTemporaryDirectory() + "stepd-empty-" + UUID().uuidString.prefix(8) + ".tar.gz"
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", "/nonexistent/stepd.sock"]
+                                 + arguments.map { $0 == "BUNDLE" ? bundle : $0 })
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("got an empty one"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: bundle))
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)

@@ -110,11 +110,16 @@ struct AgentTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs a tool to completion (in `directory` when given) and returns its status and standard output.
-func runTool(_ path: String, _ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String, error: String) {
+/// Runs a tool to completion (in `directory` when given, with `environment` added to this
+/// process's) and returns its status and standard output.
+func runTool(_ path: String, _ arguments: [String], in directory: String? = nil,
+             environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = Pipe()
     let err = Pipe()

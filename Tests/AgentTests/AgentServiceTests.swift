@@ -2,6 +2,7 @@ import Foundation
 import LedgerStore
 import POSIXLayer
 import RPCDispatch
+import Recordings
 import StepJSON
 import StepProtocol
 import StepdModel
@@ -153,6 +154,24 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
                 == RPCError.validationFailedCode)
         #expect(try memory.errorCode(.stepsQuery, ["start": .double(start), "end": .double(start - 60)]) == RPCError.validationFailedCode)
         #expect(try memory.errorCode(.stepsQuery, ["start": "noon", "end": .double(start)]) == RPCError.invalidParamsCode)
+    }
+
+    @Test func liveCadenceOnlyWhenTheQueryCountsThisDevice() throws {
+        let memory = try InMemoryAgent()
+        // A minute of the embedded walk gives the engine a live cadence and pace.
+        for sample in EmbeddedRecording.samples.prefix(2400) { _ = memory.agent.engine.process(sample) }
+        #expect(memory.agent.engine.cadence != nil)
+        let all = try memory.result(.stepsQuery, ["today": true])
+        #expect(all["cadence_spm"]?.doubleValue != nil)
+        #expect(all["pace_s_per_m"]?.doubleValue != nil)
+        let own = try memory.result(.stepsQuery, ["today": true, "sources": [.string("detector:" + AgentLauncher.simulatedSourceId)]])
+        #expect(own["cadence_spm"]?.doubleValue != nil)
+        // Only another source's steps: the wrist's walking cadence is not theirs (it read
+        // "0 steps, 116 steps/min").
+        let phone = try memory.result(.stepsQuery, ["today": true, "sources": ["app:phone"]])
+        #expect(phone["steps"] == 0)
+        #expect(phone["cadence_spm"] == .null)
+        #expect(phone["pace_s_per_m"] == .null)
     }
 
     @Test func statisticsAndCollectionAddUpToTheQuery() throws {

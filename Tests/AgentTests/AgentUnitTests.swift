@@ -1,6 +1,8 @@
+import Foundation
 import Boards
 @testable import SensorChips
 import Testing
+import StepJSON
 import StepdModel
 @testable import StepdAgent
 
@@ -47,6 +49,20 @@ import StepdModel
             return expected
         }()))
         #expect(parse(["--retention-days", "0"]) == .failure("--retention-days takes a number from 1 to 36500, got '0'"))
+    }
+
+    /// An empty value (an unset shell variable) was taken as is: --state-dir "" put the ledger
+    /// in /ledger, --metrics-dir "" wrote /stepd.prom, --socket "" failed only after the ledger
+    /// was opened, saying "File name too long" and exiting 73.
+    @Test func emptyValuesAndOverlongSocketPathsAreBadCommandLines() {
+        for flag in AgentOptions.flags.flatMap(\.names) where !["--help", "-h", "--version", "--print-manpage", "--check"].contains(flag) {
+            #expect(parse([flag, ""]) == .failure("\(flag) needs a value, got an empty one"))
+            #expect(parse([flag + "="]) == .failure("\(flag) needs a value, got an empty one"))
+        }
+        let longest = "/" + String(repeating: "s", count: 106)
+        guard case .run(let options) = parse(["--socket", longest]) else { Issue.record("107 bytes refused"); return }
+        #expect(options.socketPath == longest)
+        #expect(parse(["--socket", longest + "s"]) == .failure("--socket takes a path of 1 to 107 bytes, got 108: choose a shorter one"))
     }
 }
 
@@ -216,5 +232,64 @@ import StepdModel
         shipped.description = nil
         builtIn.description = nil
         #expect(shipped == builtIn)
+    }
+}
+
+/// Log lines kept for a test to read.
+final class CollectedLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(LogLevel, String)] = []
+    var logger: EventLogger { EventLogger { [self] level, message in lock.withLock { entries.append((level, message)) } } }
+    var lines: [(LogLevel, String)] { lock.withLock { entries } }
+}
+
+@Suite struct RawCaptureTests {
+    /// A capture on a full disk (its file is /dev/full here) logged the path twice, zlib's
+    /// "<fd:6>" for the file, then "could not be finished: gzclose returned -1", and its sidecar
+    /// called the cut-short file finished.
+    @Test func aFullDiskStopsTheCaptureWithOneErrorAndAnIncompleteSidecar() throws {
+        let directory = NSTemporaryDirectory() + "stepd-capture-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let wall = 1_795_519_845.0   // the file name follows from it: 20261124T113045Z-full
+        let base = directory + "/20261124T113045Z-full"
+        try FileManager.default.createSymbolicLink(atPath: base + ".csv.gz", withDestinationPath: "/dev/full")
+        let log = CollectedLog()
+        let capture = RawCapture(directory: directory, maxBytes: 1 << 30, logger: log.logger)
+        let metadata = RawCapture.Metadata(board: "test", chip: "mpu6050", rateHz: 40, label: "full", agentVersion: "0")
+        _ = try capture.start(minutes: 10, label: "full", metadata: metadata, monotonicNow: 0, wallNow: wall)
+        var random = SystemRandomNumberGenerator()
+        for second in 0..<600 where capture.isRecording {
+            capture.append((0..<40).map { index in
+                AccelSample(t: Double(second) + Double(index) / 40, x: .random(in: -2...2, using: &random),
+                            y: .random(in: -2...2, using: &random), z: .random(in: -2...2, using: &random))
+            })
+        }
+        #expect(!capture.isRecording)
+        let errors = log.lines.filter { $0.0 == .error }.map(\.1)
+        #expect(errors.count == 1, "\(errors)")
+        let error = errors.first ?? ""
+        #expect(error.contains("No space left on device (ENOSPC)") && !error.contains("<fd:"), "\(error)")
+        #expect(error.components(separatedBy: base + ".csv.gz").count == 2, "the path once: \(error)")
+        let sidecar = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: base + ".json"))))
+        #expect(sidecar["finished"] == false)
+        #expect(sidecar["error"]?.stringValue?.contains("ENOSPC") == true, "\(sidecar.jsonText)")
+    }
+}
+
+@Suite struct LocalTimeZoneNameTests {
+    @Test func theNameIsGivenOnlyWhenItLoadsAsTheAgentsZone() {
+        let berlin = LocalTimeZone.rule(environment: ["TZ": "Europe/Berlin"], logger: .silent)
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": "Europe/Berlin"]) == "Europe/Berlin")
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": ":Europe/Berlin"]) == "Europe/Berlin")
+        // A zone that fell back to UTC (or any other mismatch) is not named after $TZ.
+        #expect(LocalTimeZone.name(of: .utc, environment: ["TZ": "Europe/Berlin"]) == nil)
+        #expect(LocalTimeZone.name(of: berlin, environment: ["TZ": "Mars/Olympus"]) == nil)
+        // Without $TZ: the zone /etc/localtime links to, when it is such a link.
+        let system = LocalTimeZone.rule(environment: [:], logger: .silent)
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime")) ?? ""
+        let parts = target.split(separator: "/")
+        let expected = parts.lastIndex(of: "zoneinfo").map { parts[($0 + 1)...].joined(separator: "/") }
+        #expect(LocalTimeZone.name(of: system, environment: [:]) == expected, "/etc/localtime -> \(target)")
     }
 }

@@ -67,4 +67,28 @@ import Testing
         #expect(reproduced > stepsCounted / 2 && reproduced <= stepsCounted + 20, "analyze \(reproduced) vs agent \(stepsCounted)")
         #expect(agent.terminate() == 0)
     }
+
+    @Test func bundleWithoutAnAgentDatesEveryMemberAndSaysWhyItCannotBeWritten() throws {
+        let directory = NSTemporaryDirectory() + "stepd-bundle-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/state/ledger", withIntermediateDirectories: true)
+        try "x".write(toFile: directory + "/state/ledger/2026-11-24.steps", atomically: true, encoding: .utf8)
+        let bundle = directory + "/bundle.tar.gz"
+        let common = ["--socket", directory + "/no-agent.sock", "bundle", "--state-dir", directory + "/state", "--journal-lines", "0"]
+        let made = try runTool(AgentProcess.stepctlPath, common + ["-o", bundle])
+        #expect(made.status == 0, "bundle: \(made.error)")
+        let extract = directory + "/x"
+        try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
+        #expect(try runTool("/bin/tar", ["-xzf", bundle, "-C", extract]).status == 0)
+        // tar restores each member's time: the manifest was dated 1970-01-01.
+        for member in ["manifest.json", "status.json", "version.txt"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: extract + "/stepd-bundle/" + member)
+            let modified = try #require(attributes[.modificationDate] as? Date)
+            #expect(abs(modified.timeIntervalSinceNow) < 3600, "\(member) is dated \(modified)")
+        }
+        // A full disk: the message names the reason (it said only "cannot finish /dev/full").
+        let full = try runTool(AgentProcess.stepctlPath, common + ["-o", "/dev/full"])
+        #expect(full.status != 0)
+        #expect(full.error.contains("No space left on device (ENOSPC)"), "\(full.error)")
+    }
 }

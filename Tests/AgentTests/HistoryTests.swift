@@ -231,6 +231,68 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// `--json` is one object however many pages the agent answered in: `sync export --all`
+    /// printed one object per page, `samples list` too past 2000 samples (history an array of
+    /// pages), so a script's JSON parser failed only once the ledger grew.
+    @Test func pagedListingsPrintOneJSONObject() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": "UTC"])
+        let client = try agent.connect()
+        let first = (now() / 60).rounded(.down) * 60 - 2 * 86_400
+        for chunk in 0..<5 {
+            let samples: [JSONValue] = (0..<500).map { index in
+                let start = first + Double(chunk * 500 + index) * 60
+                return ["source": "app:bulk", "start": .double(start), "end": .double(start + 60), "steps": 10]
+            }
+            _ = try client.call(.samplesAdd, ["samples": .array(samples)])
+        }
+        let socket = ["--socket", agent.socketPath]
+        let listed = try runTool(AgentProcess.stepctlPath, socket + ["samples", "list", "--last", "3d", "--json"])
+        #expect(listed.status == 0, "\(listed.error)")
+        let samples = try JSONParser.parse(Array(listed.output.utf8), limits: JSONLimits(maxBytes: 1 << 24))
+        #expect(samples["samples"]?.arrayValue?.count == 2500)
+        #expect(samples["more"] == false && samples["next_start"] == .null)
+
+        let exported = try runTool(AgentProcess.stepctlPath, socket + ["sync", "export", "--limit", "1000", "--all", "--json"])
+        #expect(exported.status == 0, "\(exported.error)")
+        let records = try JSONParser.parse(Array(exported.output.utf8), limits: JSONLimits(maxBytes: 1 << 24))
+        let anchors = records["records"]?.arrayValue?.compactMap { $0["anchor"]?.intValue } ?? []
+        #expect(anchors.count >= 2500 && anchors == anchors.sorted() && Set(anchors).count == anchors.count)
+        #expect(records["more"] == false && records["next_anchor"]?.intValue == anchors.last)
+        #expect(agent.terminate() == 0)
+    }
+
+    /// An agent in Berlin, a shell in New York: `history --by day` without --tz labelled each of
+    /// the agent's days (from Berlin midnight, 18:00 the day before in New York) with the day
+    /// before, so today's steps showed as yesterday's. The answer now names the agent's zone and
+    /// stepctl shows the buckets in it.
+    @Test func historyWithoutTzShowsTheAgentsDays() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": "Europe/Berlin"])
+        let client = try agent.connect()
+        // 00:30 in Berlin two days ago: 18:30 the day before in New York.
+        var berlin = Calendar(identifier: .gregorian)
+        berlin.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let midnight = berlin.startOfDay(for: Date(timeIntervalSinceNow: -2 * 86_400))
+        let start = midnight.timeIntervalSince1970 + 1800
+        _ = try client.call(.samplesAdd, ["source": "app:phone", "start": .double(start), "end": .double(start + 600), "steps": 777])
+        let day = berlin.dateComponents([.year, .month, .day], from: midnight)
+        let label = String(format: "%04d-%02d-%02d", day.year ?? 0, day.month ?? 0, day.day ?? 0)
+        let shown = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "history", "--by", "day", "--last", "4d"],
+                                environment: ["TZ": "America/New_York"])
+        #expect(shown.status == 0, "\(shown.error)")
+        let row = shown.output.split(separator: "\n").first { $0.contains("777") }.map(String.init) ?? ""
+        #expect(row.hasPrefix(label), "\(shown.output)")
+        #expect(shown.output.contains("(time zone Europe/Berlin)"), "\(shown.output)")
+        let answer = try client.call(.stepsCollection, ["start": .double(start - 3600), "end": .double(start + 3600), "interval": ["hours": 1]])
+        #expect(answer["time_zone"] == "Europe/Berlin")
+        #expect(try client.call(.status)["time_zone"] == "Europe/Berlin")
+        // "today" starts at the agent's midnight, shown as such (it read "18:00" the day before).
+        let today = berlin.dateComponents([.year, .month, .day], from: Date())
+        let todayLabel = String(format: "%04d-%02d-%02d 00:00", today.year ?? 0, today.month ?? 0, today.day ?? 0)
+        let shownToday = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "today"], environment: ["TZ": "America/New_York"])
+        #expect(shownToday.output.contains("period    \(todayLabel) - "), "\(shownToday.output)")
+        #expect(agent.terminate() == 0)
+    }
+
     /// CMPedometer startUpdates(from:): the steps since `from` arrive at once after the answer.
     @Test func subscribeFromAPastTime() throws {
         let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "5"], environment: ["TZ": "UTC"])

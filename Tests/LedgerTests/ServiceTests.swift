@@ -199,6 +199,26 @@ import Testing
         #expect(logs.all.filter { $0.contains("writing again") }.count == 1)
     }
 
+    @Test func aStateDirectoryThatCanNeitherBeMadeNorReadIsOneError() throws {
+        // The agent's user may not write or read the state directory: the ledger cannot start.
+        // The log said "steps are kept in memory until it can be written" and the agent then
+        // exited on "opendir: EACCES"; now the one error is the mkdir that failed.
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        fs.failDirectories = EACCES
+        fs.failListing = EACCES
+        let logs = LogCollector()
+        do {
+            _ = try LedgerService(stateDirectory: dir + "/state", options: options(fs), logger: logs.logger)
+            Issue.record("the ledger started")
+        } catch {
+            #expect("\(error)".contains("mkdir \(dir)/state"), "\(error)")
+            #expect("\(error)".contains("EACCES"), "\(error)")
+        }
+        #expect(!logs.all.contains { $0.contains("kept in memory") }, "\(logs.all)")
+    }
+
     @Test func aDayFileThatLostSyncedBytesIsRebuiltFromMemory() throws {
         // The disk lost what was synced (a lying cache, an fsck cutting the file after I/O
         // errors): before, every later append failed with "file shorter than the ledger wrote

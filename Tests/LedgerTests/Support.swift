@@ -28,7 +28,13 @@ final class FaultyFileSystem: LedgerFileSystem {
     var failDirectories: Int32?
     var appendCount = 0
 
-    func listDirectory(_ path: String) throws(FileSystemError) -> [String]? { try real.listDirectory(path) }
+    /// errno for listing a directory while set (a state directory the agent's user cannot read).
+    var failListing: Int32?
+
+    func listDirectory(_ path: String) throws(FileSystemError) -> [String]? {
+        if let code = failListing { throw FileSystemError(operation: "opendir", path: path, errno: code) }
+        return try real.listDirectory(path)
+    }
     func makeDirectory(_ path: String) throws(FileSystemError) -> Bool {
         if let code = failDirectories { throw FileSystemError(operation: "mkdir", path: path, errno: code) }
         return try real.makeDirectory(path)

@@ -203,6 +203,19 @@ private func expectInvalid(_ code: Int, _ containing: String, _ body: () throws(
         #expect(try StepsQueryParams(json: q.json) == q)
         #expect(try StepsStatisticsParams(json: params("{\"today\":true}")).selection.includeUserEntered)
         #expect(try SourcesPriorityParams(json: params("{\"order\":[\"device:watch\",\"phone\"]}")).order == ["device:watch", "app:phone"])
+        // [] clears the order, as documented; a source list elsewhere still may not be empty.
+        #expect(try SourcesPriorityParams(json: params("{\"order\":[]}")).order == [])
+        #expect(throws: RPCError.self) { try StepsQueryParams(json: params("{\"today\":true,\"sources\":[]}")) }
+        // An empty or overlong name is said to be one ("got a string" said nothing).
+        for (name, said) in [("\"\"", "got an empty string"), ("\"" + String(repeating: "a", count: 81) + "\"", "got 81 bytes")] {
+            do {
+                _ = try StepsQueryParams(json: params("{\"today\":true,\"sources\":[\(name)]}"))
+                Issue.record("\(name) accepted")
+            } catch {
+                let message = (error as? RPCError)?.message ?? "\(error)"
+                #expect(message.hasSuffix(said), "\(message)")
+            }
+        }
     }
 
     /// Issue 12, defect 7: the offset form the zone error suggests ("+02:00") was refused.

@@ -1,3 +1,4 @@
+import Foundation
 import Boards
 import StepdModel
 import Testing
@@ -43,6 +44,24 @@ struct BoardTests {
         #expect(board.chip == .lis3dh)
         #expect(board.address == 0x18)
         #expect(board.burstInterval == 0.5)
+    }
+
+    /// The shipped board as Notepad saves it (byte order mark, CR LF): it read as one comment
+    /// line ("name: missing"), and a byte order mark alone as "expected key = value, found '# ...'".
+    @Test(arguments: [("\u{FEFF}", "\n"), ("", "\r\n"), ("\u{FEFF}", "\r\n")])
+    func windowsLineEndingsAndByteOrderMark(prefix: String, newline: String) throws {
+        let text = try String(contentsOfFile: boardsFolder + "/rpi4-lis3dh.toml", encoding: .utf8)
+        let shipped = try BoardParser.parse(text: text, fileName: "windows.toml")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let windows = prefix + lines.joined(separator: newline)
+        #expect(try BoardParser.parse(text: windows, fileName: "windows.toml") == shipped)
+        // Line numbers still count the file's lines.
+        do {
+            _ = try BoardParser.parse(text: windows + "colour = 1" + newline, fileName: "windows.toml")
+            Issue.record("an unknown key accepted")
+        } catch {
+            #expect("\(error)".hasPrefix("windows.toml:\(lines.count): colour: unknown key"), "\(error)")
+        }
     }
 
     @Test func everyValueKind() throws {

@@ -96,8 +96,10 @@ final class RawCapture {
                 try current.writer.append(AccelSample(t: sample.t - origin, x: sample.x, y: sample.y, z: sample.z))
             }
         } catch {
-            logger.error("recording stopped: cannot write \(currentFile ?? "-"): \(error)")
-            stop(reason: "write failed")
+            // The error names the file. The stream cannot be finished after a failed write (a
+            // second error line saying so adds nothing), and the sidecar says it is incomplete.
+            logger.error("recording stopped: \(error)")
+            stop(reason: "write failed", failure: "\(error)")
         }
     }
 
@@ -106,24 +108,27 @@ final class RawCapture {
     }
 
     /// Ends the capture. Returns the data file and the number of samples written.
+    /// `failure`: the write error that ended it, if any.
     @discardableResult
-    func stop(reason: String) -> (file: String, samples: Int)? {
+    func stop(reason: String, failure: String? = nil) -> (file: String, samples: Int)? {
         guard let current = active, let file = currentFile else { return nil }
+        var problem = failure
         do {
             try current.writer.finish()
         } catch {
-            logger.error("recording \(file) could not be finished: \(error)")
+            if problem == nil { logger.error("recording \(file) could not be finished: \(error)") }
+            problem = problem ?? "\(error)"
         }
-        writeSidecar(finished: true)
+        writeSidecar(finished: problem == nil, error: problem)
         active = nil
         logger.info("recording stopped (\(reason)): \(file), \(current.writer.samplesWritten) samples")
         enforceCap()
         return (file, current.writer.samplesWritten)
     }
 
-    private func writeSidecar(finished: Bool) {
+    private func writeSidecar(finished: Bool, error: String? = nil) {
         guard let current = active else { return }
-        let sidecar: JSONValue = [
+        var sidecar: JSONObject = [
             "board": .string(current.metadata.board),
             "chip": .string(current.metadata.chip),
             "rate_hz": .double(current.metadata.rateHz),
@@ -135,7 +140,9 @@ final class RawCapture {
             "finished": .bool(finished),
             "format": "t,x,y,z (seconds since first sample, g), gzip",
         ]
-        var bytes = sidecar.serialized()
+        // Why the data file is incomplete (a gzip stream cut short, which analyze refuses).
+        if let error { sidecar["error"] = .string(error) }
+        var bytes = JSONValue.object(sidecar).serialized()
         bytes.append(UInt8(ascii: "\n"))
         let path = directory + "/" + current.baseName + ".json"
         do throws(FileSystemError) {

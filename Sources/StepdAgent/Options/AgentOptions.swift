@@ -1,3 +1,4 @@
+import POSIXLayer
 import StepdModel
 
 /// Everything `stepd` can be told on its command line. Parsed by hand rather than with
@@ -74,7 +75,13 @@ public struct AgentOptions: Sendable, Equatable {
         .option("--socket", "PATH", """
             Unix socket to serve (default: $RUNTIME_DIRECTORY/stepd.sock, /run/stepd/stepd.sock as root, \
             else $XDG_RUNTIME_DIR/stepd/stepd.sock).
-            """) { $0.socketPath = $1.text },
+            """) {
+            // Refused here, as a bad command line (64), not after the ledger was opened (73).
+            guard UnixSocketAddress(path: $1.text) != nil else {
+                throw ParseFailure("--socket takes a path of 1 to \(UnixSocketAddress.maxPathBytes) bytes, got \($1.text.utf8.count): choose a shorter one")
+            }
+            $0.socketPath = $1.text
+        },
         .option("--socket-group", "NAME", "Group that owns the socket (mode 0660); default: the agent's group.") {
             $0.socketGroup = $1.text
         },
@@ -174,6 +181,9 @@ public struct AgentOptions: Sendable, Equatable {
                     index += 1
                     text = arguments[index]
                 }
+                // An empty value is almost always an unset shell variable ("--state-dir $DIR"):
+                // taken as is, "" + "/ledger" would put the ledger (or the metrics) at the root.
+                guard !text.isEmpty else { return .failure("\(argument) needs a value, got an empty one") }
                 do {
                     try apply(&options, FlagValue(flag: argument, text: text))
                 } catch let failure as ParseFailure {
