@@ -218,3 +218,50 @@ import StepdModel
         #expect(shipped == builtIn)
     }
 }
+
+@Suite struct OwnerRecordTests {
+    let boot = "159dd004-4c42-4275-a069-d3f9173edcda"
+
+    @Test func aRecordReadsBackAsWritten() {
+        let record = OwnerRecord(pid: 4321, bootID: boot, startTime: 6_105_671)
+        #expect(String(decoding: record.encoded, as: UTF8.self) == "stepd-owner 1\npid 4321\nboot \(boot)\nstart 6105671\n")
+        #expect(OwnerRecord(parsing: record.encoded) == record)
+    }
+
+    @Test func anythingElseIsNoRecord() {
+        let good = "stepd-owner 1\npid 4321\nboot \(boot)\nstart 6105671\n"
+        for text in ["", "\n", String(good.dropLast()), String(good.prefix(20)), good + "x\n",
+                     good.replacingOccurrences(of: "pid 4321", with: "pid -4"),
+                     good.replacingOccurrences(of: "pid 4321", with: "pid 0"),
+                     good.replacingOccurrences(of: "pid 4321", with: "pid "),
+                     good.replacingOccurrences(of: "start 6105671", with: "start x"),
+                     good.replacingOccurrences(of: "stepd-owner 1", with: "stepd-owner 2"),
+                     good.replacingOccurrences(of: boot, with: "not a boot id")] {
+            #expect(OwnerRecord(parsing: Array(text.utf8)) == nil, "\(text.debugDescription)")
+        }
+    }
+
+    /// Field 22 counted from the last ')': a command name may hold spaces and parentheses.
+    @Test func theStartTimeIsField22OfProcStat() {
+        let tail = "S 1 1 1 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 6105671 1000 10 18446744073709551615"
+        #expect(OwnerRecord.startTime(fromStat: "4321 (stepd) " + tail) == 6_105_671)
+        #expect(OwnerRecord.startTime(fromStat: "4321 (a) b (c) ) " + tail) == 6_105_671)
+        #expect(OwnerRecord.startTime(fromStat: "4321 (stepd) S 1 1") == nil)
+        #expect(OwnerRecord.startTime(fromStat: "no parenthesis") == nil)
+    }
+
+    @Test func aRecordIsLiveOnlyForItsPidOnThisBootWithItsStartTime() {
+        let record = OwnerRecord(pid: 4321, bootID: boot, startTime: 600)
+        func judge(_ bytes: [UInt8]?, running: [Int32: UInt64], ownPID: Int32 = 99, bootID: String? = nil) -> OwnerVerdict {
+            OwnerVerdict.judge(bytes, bootID: bootID ?? boot, ownPID: ownPID) { running[$0] }
+        }
+        #expect(judge(nil, running: [:]) == .absent)
+        #expect(judge(Array("junk".utf8), running: [:]) == .garbage)
+        #expect(judge(record.encoded, running: [4321: 600]) == .live(record))
+        #expect(judge(record.encoded, running: [:]) == .stale(record, reason: "pid 4321 no longer runs"))
+        #expect(judge(record.encoded, running: [4321: 601]) == .stale(record, reason: "pid 4321 is now another process"))
+        #expect(judge(record.encoded, running: [4321: 600], bootID: "00000000-0000-0000-0000-000000000000")
+                == .stale(record, reason: "written on an earlier boot"))
+        #expect(judge(record.encoded, running: [4321: 600], ownPID: 4321) == .stale(record, reason: "its pid is this process's"))
+    }
+}
