@@ -182,14 +182,7 @@ public enum AgentLauncher {
     /// The sensor source from `--simulate`, `--board`, or else `defaultBoardPath`; without any
     /// of them the agent refuses to start rather than count simulated steps as real ones.
     static func sensorPlan(options: AgentOptions, defaultBoardPath: String) -> Result<SensorPlan, PlanProblem> {
-        var faults: FaultSchedule?
-        if let spec = options.faultSchedule {
-            do {
-                faults = try FaultSchedule(parsing: spec)
-            } catch {
-                return .failure(PlanProblem(message: "--inject-faults: \(error)"))
-            }
-        }
+        let faults = options.faultSchedule
         if let recording = options.simulateRecording, recording != builtInSimulation {
             let samples: [AccelSample]
             do {

@@ -141,6 +141,27 @@ import Testing
         #expect(!result.output.hasPrefix("ok"), "\(result.output)")
     }
 
+    /// --check passed a bus no i2c-dev node can have (the start then failed to open it).
+    @Test func checkRefusesAnImpossibleI2CBus() throws {
+        let directory = NSTemporaryDirectory() + "stepd-bus-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let board = directory + "/board.toml"
+        try "name = \"x\"\nbus = \"/dev/i2c-99999999999999999999\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let result = try runTool(AgentProcess.stepdPath, ["--board", board, "--check"])
+        #expect(result.status == 78, "\(result.output)")
+        #expect(result.error.contains(board + ":2: bus: "), "\(result.error)")
+        #expect(!result.output.hasPrefix("ok"), "\(result.output)")
+    }
+
+    /// A mistyped --inject-faults is a command-line error (64, like any flag value), not a
+    /// board-file one (78).
+    @Test func injectFaultsSyntaxErrorIsAUsageError() throws {
+        let result = try runTool(AgentProcess.stepdPath, ["--simulate", "builtin", "--check", "--inject-faults", "reset@"])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--inject-faults: fault schedule term 'reset@'"), "\(result.error)")
+    }
+
     /// A period reaching back before 1970 used to go to the agent, which answered about a
     /// negative "start" the user never typed; stepctl now names the option (before connecting).
     @Test(arguments: [["history", "--last", "99999999d"], ["stats", "--last", "99999999d"], ["activity", "--history", "--last", "99999999d"],

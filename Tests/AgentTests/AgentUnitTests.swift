@@ -1,4 +1,6 @@
 import Boards
+import ChipEmulation
+import MotionCore
 @testable import SensorChips
 import Testing
 import StepdModel
@@ -47,6 +49,27 @@ import StepdModel
             return expected
         }()))
         #expect(parse(["--retention-days", "0"]) == .failure("--retention-days takes a number from 1 to 36500, got '0'"))
+    }
+
+    /// stepd took heights up to 2.5 m, `stepctl analyze` and the stride model up to 2.6 m: both
+    /// commands now read `WearerHeight.metres`, the range the stride model honours.
+    @Test func heightRangeIsTheStrideModels() {
+        guard case .run(let options) = parse(["--height", "2.6"]) else { Issue.record("2.6 m refused"); return }
+        #expect(options.userHeight == 2.6)
+        #expect(parse(["--height", "2.61"]) == .failure("--height takes a number from 0.5 to 2.6, got '2.61'"))
+        #expect(StrideModel(height: WearerHeight.metres.upperBound).height == WearerHeight.metres.upperBound)
+        #expect(StrideModel(height: WearerHeight.metres.lowerBound).height == WearerHeight.metres.lowerBound)
+        #expect(StrideModel(height: WearerHeight.metres.upperBound.nextUp).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: WearerHeight.metres.lowerBound.nextDown).height == StrideModel.defaultHeight)
+    }
+
+    /// A fault schedule is checked while the command line is parsed, so a mistake is a usage
+    /// error (exit 64) naming the flag.
+    @Test func faultScheduleIsParsedWithTheFlags() {
+        guard case .run(let options) = parse(["--inject-faults", "reset@30,nack@60x20"]) else { Issue.record("expected run"); return }
+        #expect(options.faultSchedule == (try? FaultSchedule(parsing: "reset@30,nack@60x20")))
+        guard case .failure(let message) = parse(["--inject-faults", "reset@"]) else { Issue.record("expected failure"); return }
+        #expect(message.hasPrefix("--inject-faults: fault schedule term 'reset@'"))
     }
 }
 
