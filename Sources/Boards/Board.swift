@@ -19,6 +19,9 @@ public struct Board: Sendable, Equatable {
         }
     }
 
+    /// i2c-dev's I2C_MINORS (MINORMASK + 1): adapters numbered from here on get no /dev/i2c-N.
+    public static let i2cAdapterLimit = 1 << 20
+
     public var name: String
     public var description: String?
     public var bus: Bus

@@ -57,6 +57,13 @@ public enum BoardParser {
         if busText == "simulated" {
             bus = .simulated
         } else if busText.hasPrefix("/dev/i2c-"), busText.count > 9, busText.dropFirst(9).allSatisfy({ $0.isASCII && $0.isNumber }) {
+            // i2c-dev names its nodes after the adapter number in plain decimal and makes none
+            // past its minor range, so "/dev/i2c-01" or "/dev/i2c-99999999" can never exist:
+            // refused here, where `stepd --check` sees it, not at the first open.
+            let number = busText.dropFirst(9)
+            guard number == "0" || !number.hasPrefix("0"), let adapter = Int(number), adapter < Board.i2cAdapterLimit else {
+                throw fail("bus", "'\(busText)' is no i2c-dev node: the adapter number is a decimal from 0 to \(Board.i2cAdapterLimit - 1) without leading zeros, such as \"/dev/i2c-1\" (i2cdetect -l lists the adapters)")
+            }
             bus = .linux(path: busText)
         } else {
             throw fail("bus", "'\(busText)' is not allowed; use \"simulated\" or an i2c-dev node such as \"/dev/i2c-1\"")

@@ -108,6 +108,21 @@ public enum FileSystem {
         return String(decoding: buffer[0..<length], as: UTF8.self)
     }
 
+    /// The whole file, or nil when it does not exist.
+    public static func readFileIfPresent(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        do throws(FileSystemError) {
+            return try readFile(path)
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    /// link(2): a second name for `existing`; fails with EEXIST when `newName` exists, so of
+    /// several processes linking the same name exactly one succeeds.
+    public static func link(_ existing: String, to newName: String) throws(FileSystemError) {
+        guard Glibc.link(existing, newName) == 0 else { throw FileSystemError(operation: "link to \(newName)", path: existing, .current) }
+    }
+
     /// Size in bytes, nil when absent.
     public static func fileSize(_ path: String) throws(FileSystemError) -> Int? {
         var info = stat()

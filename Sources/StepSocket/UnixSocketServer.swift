@@ -280,7 +280,11 @@ public final class UnixSocketServer {
                     refuseOversized(connection, &events)
                     return
                 }
-                if end > lineStart { events.append(.line(connection.id, Array(input[lineStart..<end]))) }
+                // A line of only JSON whitespace is as empty as an empty one (a client's
+                // keep-alive, an indented heredoc): ignored, not answered with a parse error.
+                if input[lineStart..<end].contains(where: { !Self.isJSONWhitespace($0) }) {
+                    events.append(.line(connection.id, Array(input[lineStart..<end])))
+                }
                 lineStart = index + 1
             }
             index += 1
@@ -290,6 +294,11 @@ public final class UnixSocketServer {
         if connection.input.count > options.maxLineBytes {
             refuseOversized(connection, &events)
         }
+    }
+
+    /// Space, tab, carriage return (RFC 8259's whitespace without the line feed that ends a line).
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D
     }
 
     private func refuseOversized(_ connection: Connection, _ events: inout [SocketEvent]) {

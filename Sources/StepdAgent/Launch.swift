@@ -26,7 +26,7 @@ public enum AgentExitStatus: Int32, CaseIterable {
         case .success: return "Stopped by SIGTERM or SIGINT, or --check, --help, --version found nothing wrong."
         case .failure: return "An unexpected failure; systemd restarts the service."
         case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
-        case .cannotCreate: return "The state directory, ledger or socket could not be created or opened (EX_CANTCREAT)."
+        case .cannotCreate: return "The state directory, ledger or socket could not be created or opened, or another stepd runs on the state directory (EX_CANTCREAT); the message names it."
         case .configuration: return "Bad board file or recording (EX_CONFIG); the message says what to fix. Not restarted."
         }
     }
@@ -106,6 +106,20 @@ public enum AgentLauncher {
             return AgentExitStatus.cannotCreate.rawValue
         }
 
+        // Before the ledger is opened: its recovery would cut the tail another agent is writing.
+        let owner: StateDirectoryOwner?
+        switch StateDirectoryOwner.claim(stateDirectory: options.stateDirectory, logger: logger) {
+        case .claimed(let claimed):
+            owner = claimed
+        case .unrecorded(let reason):
+            logger.warning("cannot record this agent as the state directory's owner (\(reason)); running without the one-agent check")
+            owner = nil
+        case .taken(let other):
+            logger.error("another stepd (pid \(other.pid)) is using the state directory \(options.stateDirectory): stop that one or pass another --state-dir")
+            return AgentExitStatus.cannotCreate.rawValue
+        }
+        defer { owner?.release(logger: logger) }
+
         var ledgerOptions = LedgerOptions()
         // Steps from a simulated sensor are not this device's: they go under their own source,
         // so a simulated run never adds to (or is merged as) the device's real history.
@@ -168,14 +182,7 @@ public enum AgentLauncher {
     /// The sensor source from `--simulate`, `--board`, or else `defaultBoardPath`; without any
     /// of them the agent refuses to start rather than count simulated steps as real ones.
     static func sensorPlan(options: AgentOptions, defaultBoardPath: String) -> Result<SensorPlan, PlanProblem> {
-        var faults: FaultSchedule?
-        if let spec = options.faultSchedule {
-            do {
-                faults = try FaultSchedule(parsing: spec)
-            } catch {
-                return .failure(PlanProblem(message: "--inject-faults: \(error)"))
-            }
-        }
+        let faults = options.faultSchedule
         if let recording = options.simulateRecording, recording != builtInSimulation {
             let samples: [AccelSample]
             do {

@@ -23,8 +23,9 @@ struct AnalyzeCommand: ParsableCommand {
     var files: [String] = []
 
     func validate() throws {
-        if let height, !(height >= 0.5 && height <= 2.6) {
-            throw ValidationError("--height is in metres and must be between 0.5 and 2.6, got \(height)")
+        if let height, !WearerHeight.metres.contains(height) {
+            let range = WearerHeight.metres
+            throw ValidationError("--height is in metres and must be between \(DecimalText.shortest(range.lowerBound)) and \(DecimalText.shortest(range.upperBound)), got \(height)")
         }
         if files.isEmpty && !embedded { throw ValidationError("give at least one recording file (or --embedded)") }
     }

@@ -3,6 +3,7 @@ import StepJSON
 import SensorChips
 import StepSocket
 import Testing
+@testable import StepdAgent
 
 /// The real agent over its real socket and files. Nothing here depends on how fast this machine
 /// is: the tests wait for counters, then assert on counters and on what the agent logs and
@@ -140,6 +141,27 @@ import Testing
         #expect(!result.output.hasPrefix("ok"), "\(result.output)")
     }
 
+    /// --check passed a bus no i2c-dev node can have (the start then failed to open it).
+    @Test func checkRefusesAnImpossibleI2CBus() throws {
+        let directory = NSTemporaryDirectory() + "stepd-bus-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let board = directory + "/board.toml"
+        try "name = \"x\"\nbus = \"/dev/i2c-99999999999999999999\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let result = try runTool(AgentProcess.stepdPath, ["--board", board, "--check"])
+        #expect(result.status == 78, "\(result.output)")
+        #expect(result.error.contains(board + ":2: bus: "), "\(result.error)")
+        #expect(!result.output.hasPrefix("ok"), "\(result.output)")
+    }
+
+    /// A mistyped --inject-faults is a command-line error (64, like any flag value), not a
+    /// board-file one (78).
+    @Test func injectFaultsSyntaxErrorIsAUsageError() throws {
+        let result = try runTool(AgentProcess.stepdPath, ["--simulate", "builtin", "--check", "--inject-faults", "reset@"])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--inject-faults: fault schedule term 'reset@'"), "\(result.error)")
+    }
+
     /// A period reaching back before 1970 used to go to the agent, which answered about a
     /// negative "start" the user never typed; stepctl now names the option (before connecting).
     @Test(arguments: [["history", "--last", "99999999d"], ["stats", "--last", "99999999d"], ["activity", "--history", "--last", "99999999d"],
@@ -184,6 +206,108 @@ import Testing
         #expect(result.status == 64, "\(result.error)")
         #expect(result.error.contains("got an empty one"), "\(result.error)")
         #expect(!FileManager.default.fileExists(atPath: bundle))
+    }
+
+    /// One agent per state directory: a second one (its own socket, the first's state) exits 73
+    /// with a message naming the directory, the first's pid and what to do, instead of running
+    /// recovery on the files the first is appending to. The owner record pins no file there: a
+    /// descriptor open under the state directory keeps an operator from unmounting its file
+    /// system for fsck, or remounting it read-only (EBUSY). A clean stop removes the record; a
+    /// kill -9 leaves it, and the next agent finds it stale (its pid is gone).
+    @Test func aSecondAgentOnTheSameStateDirectoryIsRefused() throws {
+        let first = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "20"])
+        _ = try first.connect()
+        let second = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: first.stateDirectory + "/.")
+        try Self.waitForExit(second)
+        #expect(second.process.terminationStatus == 73)
+        let message = second.stderrText()
+        #expect(message.contains("another stepd (pid \(first.process.processIdentifier)) is using the state directory \(first.stateDirectory)/."), "\(message)")
+        #expect(message.contains("stop that one or pass another --state-dir"), "\(message)")
+        #expect(first.process.isRunning)
+        let canonicalState = URL(fileURLWithPath: first.stateDirectory).resolvingSymlinksInPath().path
+        let pinned = try Self.openFiles(of: first.process.processIdentifier).filter {
+            $0 == canonicalState || $0.hasPrefix(canonicalState + "/")
+        }
+        #expect(pinned.isEmpty, "stepd holds \(pinned) open under its state directory")
+        #expect(first.terminate() == 0)
+        let ownerPath = first.stateDirectory + "/stepd.owner"
+        #expect(!FileManager.default.fileExists(atPath: ownerPath), "a clean stop leaves its owner record")
+        let third = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: first.stateDirectory)
+        _ = try third.connect()
+        // Killed with -9 it runs no clean-up: its record stays, naming a pid that is gone.
+        third.kill9()
+        #expect(try Self.ownerPID(in: first.stateDirectory) == third.process.processIdentifier)
+        let fourth = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: first.stateDirectory)
+        _ = try fourth.connect()
+        #expect(try Self.ownerPID(in: first.stateDirectory) == fourth.process.processIdentifier)
+        #expect(fourth.terminate() == 0)
+        let verify = try runTool(AgentProcess.stepctlPath, ["ledger", "verify", "--state-dir", first.stateDirectory])
+        #expect(verify.status == 0, "\(verify.output)\(verify.error)")
+    }
+
+    /// A record names a live process by pid, boot id and start time. The test process itself is
+    /// alive: a record naming it on this boot keeps stepd from starting; the same record from
+    /// another boot (the machine restarted, the pid was reused) is stale and replaced.
+    @Test func anOwnerRecordOfAnotherBootIsStale() throws {
+        let directory = NSTemporaryDirectory() + "stepd-owner-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ownerPath = directory + "/stepd.owner"
+        let pid = getpid()
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let started = try #require(OwnerRecord.startTime(fromStat: stat))
+        let boot = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let otherBoot = boot == "00000000-0000-0000-0000-000000000000" ? "11111111-1111-1111-1111-111111111111"
+                                                                       : "00000000-0000-0000-0000-000000000000"
+
+        try "stepd-owner 1\npid \(pid)\nboot \(boot)\nstart \(started)\n".write(toFile: ownerPath, atomically: true, encoding: .utf8)
+        let refused = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: directory)
+        try Self.waitForExit(refused)
+        #expect(refused.process.terminationStatus == 73)
+        #expect(refused.stderrText().contains("another stepd (pid \(pid)) is using the state directory \(directory)"))
+
+        try "stepd-owner 1\npid \(pid)\nboot \(otherBoot)\nstart \(started)\n".write(toFile: ownerPath, atomically: true, encoding: .utf8)
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: directory)
+        _ = try agent.connect()
+        #expect(try Self.ownerPID(in: directory) == agent.process.processIdentifier)
+        #expect(agent.terminate() == 0)
+    }
+
+    /// A file that is no owner record (torn by a power cut, written by hand) does not keep the
+    /// agent from starting: it is replaced by the agent's own record.
+    @Test func aGarbageOwnerRecordIsReplaced() throws {
+        let directory = NSTemporaryDirectory() + "stepd-owner-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "stepd-owner 1\npid 12\0\u{1}garbage".write(toFile: directory + "/stepd.owner", atomically: true, encoding: .utf8)
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: directory)
+        _ = try agent.connect()
+        #expect(try Self.ownerPID(in: directory) == agent.process.processIdentifier)
+        #expect(agent.terminate() == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/stepd.owner"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(!names.contains { $0.hasPrefix("stepd.owner.") }, "leftovers: \(names)")
+    }
+
+    static func waitForExit(_ agent: AgentProcess, timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while agent.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(!agent.process.isRunning, "stepd on \(agent.stateDirectory) is still running")
+    }
+
+    /// The pid in `<state>/stepd.owner`, read as text (the format docs/operations.md shows).
+    static func ownerPID(in stateDirectory: String) throws -> Int32? {
+        let text = try String(contentsOfFile: stateDirectory + "/stepd.owner", encoding: .utf8)
+        return text.split(separator: "\n").first { $0.hasPrefix("pid ") }.flatMap { Int32($0.dropFirst(4)) }
+    }
+
+    /// What each descriptor of process `pid` points to (/proc/PID/fd): paths, `socket:[…]`, ….
+    static func openFiles(of pid: Int32) throws -> [String] {
+        let directory = "/proc/\(pid)/fd"
+        return try FileManager.default.contentsOfDirectory(atPath: directory).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)
+        }
     }
 
     @Test func badFlagsExitWithUsageStatus() throws {

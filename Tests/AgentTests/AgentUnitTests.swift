@@ -1,5 +1,7 @@
 import Foundation
 import Boards
+import ChipEmulation
+import MotionCore
 @testable import SensorChips
 import Testing
 import StepJSON
@@ -63,6 +65,27 @@ import StepdModel
         guard case .run(let options) = parse(["--socket", longest]) else { Issue.record("107 bytes refused"); return }
         #expect(options.socketPath == longest)
         #expect(parse(["--socket", longest + "s"]) == .failure("--socket takes a path of 1 to 107 bytes, got 108: choose a shorter one"))
+    }
+
+    /// stepd took heights up to 2.5 m, `stepctl analyze` and the stride model up to 2.6 m: both
+    /// commands now read `WearerHeight.metres`, the range the stride model honours.
+    @Test func heightRangeIsTheStrideModels() {
+        guard case .run(let options) = parse(["--height", "2.6"]) else { Issue.record("2.6 m refused"); return }
+        #expect(options.userHeight == 2.6)
+        #expect(parse(["--height", "2.61"]) == .failure("--height takes a number from 0.5 to 2.6, got '2.61'"))
+        #expect(StrideModel(height: WearerHeight.metres.upperBound).height == WearerHeight.metres.upperBound)
+        #expect(StrideModel(height: WearerHeight.metres.lowerBound).height == WearerHeight.metres.lowerBound)
+        #expect(StrideModel(height: WearerHeight.metres.upperBound.nextUp).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: WearerHeight.metres.lowerBound.nextDown).height == StrideModel.defaultHeight)
+    }
+
+    /// A fault schedule is checked while the command line is parsed, so a mistake is a usage
+    /// error (exit 64) naming the flag.
+    @Test func faultScheduleIsParsedWithTheFlags() {
+        guard case .run(let options) = parse(["--inject-faults", "reset@30,nack@60x20"]) else { Issue.record("expected run"); return }
+        #expect(options.faultSchedule == (try? FaultSchedule(parsing: "reset@30,nack@60x20")))
+        guard case .failure(let message) = parse(["--inject-faults", "reset@"]) else { Issue.record("expected failure"); return }
+        #expect(message.hasPrefix("--inject-faults: fault schedule term 'reset@'"))
     }
 }
 
@@ -291,5 +314,52 @@ final class CollectedLog: @unchecked Sendable {
         let parts = target.split(separator: "/")
         let expected = parts.lastIndex(of: "zoneinfo").map { parts[($0 + 1)...].joined(separator: "/") }
         #expect(LocalTimeZone.name(of: system, environment: [:]) == expected, "/etc/localtime -> \(target)")
+    }
+}
+
+@Suite struct OwnerRecordTests {
+    let boot = "159dd004-4c42-4275-a069-d3f9173edcda"
+
+    @Test func aRecordReadsBackAsWritten() {
+        let record = OwnerRecord(pid: 4321, bootID: boot, startTime: 6_105_671)
+        #expect(String(decoding: record.encoded, as: UTF8.self) == "stepd-owner 1\npid 4321\nboot \(boot)\nstart 6105671\n")
+        #expect(OwnerRecord(parsing: record.encoded) == record)
+    }
+
+    @Test func anythingElseIsNoRecord() {
+        let good = "stepd-owner 1\npid 4321\nboot \(boot)\nstart 6105671\n"
+        for text in ["", "\n", String(good.dropLast()), String(good.prefix(20)), good + "x\n",
+                     good.replacingOccurrences(of: "pid 4321", with: "pid -4"),
+                     good.replacingOccurrences(of: "pid 4321", with: "pid 0"),
+                     good.replacingOccurrences(of: "pid 4321", with: "pid "),
+                     good.replacingOccurrences(of: "start 6105671", with: "start x"),
+                     good.replacingOccurrences(of: "stepd-owner 1", with: "stepd-owner 2"),
+                     good.replacingOccurrences(of: boot, with: "not a boot id")] {
+            #expect(OwnerRecord(parsing: Array(text.utf8)) == nil, "\(text.debugDescription)")
+        }
+    }
+
+    /// Field 22 counted from the last ')': a command name may hold spaces and parentheses.
+    @Test func theStartTimeIsField22OfProcStat() {
+        let tail = "S 1 1 1 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 6105671 1000 10 18446744073709551615"
+        #expect(OwnerRecord.startTime(fromStat: "4321 (stepd) " + tail) == 6_105_671)
+        #expect(OwnerRecord.startTime(fromStat: "4321 (a) b (c) ) " + tail) == 6_105_671)
+        #expect(OwnerRecord.startTime(fromStat: "4321 (stepd) S 1 1") == nil)
+        #expect(OwnerRecord.startTime(fromStat: "no parenthesis") == nil)
+    }
+
+    @Test func aRecordIsLiveOnlyForItsPidOnThisBootWithItsStartTime() {
+        let record = OwnerRecord(pid: 4321, bootID: boot, startTime: 600)
+        func judge(_ bytes: [UInt8]?, running: [Int32: UInt64], ownPID: Int32 = 99, bootID: String? = nil) -> OwnerVerdict {
+            OwnerVerdict.judge(bytes, bootID: bootID ?? boot, ownPID: ownPID) { running[$0] }
+        }
+        #expect(judge(nil, running: [:]) == .absent)
+        #expect(judge(Array("junk".utf8), running: [:]) == .garbage)
+        #expect(judge(record.encoded, running: [4321: 600]) == .live(record))
+        #expect(judge(record.encoded, running: [:]) == .stale(record, reason: "pid 4321 no longer runs"))
+        #expect(judge(record.encoded, running: [4321: 601]) == .stale(record, reason: "pid 4321 is now another process"))
+        #expect(judge(record.encoded, running: [4321: 600], bootID: "00000000-0000-0000-0000-000000000000")
+                == .stale(record, reason: "written on an earlier boot"))
+        #expect(judge(record.encoded, running: [4321: 600], ownPID: 4321) == .stale(record, reason: "its pid is this process's"))
     }
 }

@@ -120,6 +120,19 @@ import Testing
         #expect(harness.server.subscriptionCount == 0)
     }
 
+    /// docs/protocol.md: empty lines are ignored, and so is a line of only spaces, tabs and
+    /// carriage returns (it was answered with a -32700 parse error).
+    @Test func blankLinesGetNoAnswer() throws {
+        let harness = try SocketHarness()
+        defer { harness.stop() }
+        let client = try UnixSocketClient(path: harness.path)
+        try client.sendRaw(Array("\n   \n\t \r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"status\"}\n".utf8))
+        let first = try #require(try harness.readMessage(client))
+        #expect(first["id"] == 7)
+        #expect(first["error"] == nil)
+        #expect(try harness.readMessage(client, seconds: 0.2) == nil)
+    }
+
     @Test func clientLimit() throws {
         let harness = try SocketHarness(options: { UnixSocketServerOptions(path: $0, maxClients: 3) })
         defer { harness.stop() }

@@ -106,6 +106,13 @@ struct BoardTests {
          "f.toml:3: chip: 'bmi160' is not supported; use \"mpu6050\" or \"lis3dh\""),
         ("name = \"x\"\nbus = \"i2c-1\"",
          "f.toml:2: bus: 'i2c-1' is not allowed; use \"simulated\" or an i2c-dev node such as \"/dev/i2c-1\""),
+        // An adapter number i2c-dev can never have: past its minor range, or with a leading zero.
+        ("name = \"x\"\nbus = \"/dev/i2c-99999999999999999999\"",
+         "f.toml:2: bus: '/dev/i2c-99999999999999999999' is no i2c-dev node: the adapter number is a decimal from 0 to 1048575 without leading zeros, such as \"/dev/i2c-1\" (i2cdetect -l lists the adapters)"),
+        ("name = \"x\"\nbus = \"/dev/i2c-1048576\"",
+         "f.toml:2: bus: '/dev/i2c-1048576' is no i2c-dev node: the adapter number is a decimal from 0 to 1048575 without leading zeros, such as \"/dev/i2c-1\" (i2cdetect -l lists the adapters)"),
+        ("name = \"x\"\nbus = \"/dev/i2c-01\"",
+         "f.toml:2: bus: '/dev/i2c-01' is no i2c-dev node: the adapter number is a decimal from 0 to 1048575 without leading zeros, such as \"/dev/i2c-1\" (i2cdetect -l lists the adapters)"),
         ("bus = \"simulated\"",
          "f.toml: name: missing; every board needs name = \"...\""),
         ("name = \"x\"",

@@ -61,7 +61,7 @@ public enum AgentManual {
 
     static let files: [(String, String)] = [
         ("/etc/stepd/board.toml", "The board the packaged service runs with: copy one from /usr/share/stepd/boards and adjust bus, address, range and axis remap."),
-        ("/var/lib/stepd", "The step ledger, raw recordings and metrics (the service's StateDirectory); removed only when the package is purged."),
+        ("/var/lib/stepd", "The step ledger, raw recordings, metrics and stepd.owner, the running agent's pid (the service's StateDirectory); removed only when the package is purged."),
         ("/run/stepd/stepd.sock", "The socket of the service; members of group stepd may connect."),
     ]
 

@@ -1,4 +1,5 @@
 import POSIXLayer
+import ChipEmulation
 import StepdModel
 
 /// Everything `stepd` can be told on its command line. Parsed by hand rather than with
@@ -18,7 +19,7 @@ public struct AgentOptions: Sendable, Equatable {
     public var metricsDirectory: String?
     public var metricsInterval: Double = 15
     public var userHeight: Double?
-    public var faultSchedule: String?
+    public var faultSchedule: FaultSchedule?
     /// The simulated chip's oscillator error (percent) and drift (percent per minute).
     public var sensorClockError: Double?
     public var sensorClockDrift: Double?
@@ -98,10 +99,16 @@ public struct AgentOptions: Sendable, Equatable {
             $0.metricsInterval = try $1.number(in: 1...86_400)
         },
         .option("--height", "M", "User height in metres for the stride model.") {
-            $0.userHeight = try $1.number(in: 0.5...2.5)
+            $0.userHeight = try $1.number(in: WearerHeight.metres)
         },
         .option("--inject-faults", "SPEC", "Emulated chip faults, e.g. reset@30,nack@60x20 (see docs/hardware-path.md).") {
-            $0.faultSchedule = $1.text
+            // Parsed here, not when the sensor is built: a mistyped schedule is a command-line
+            // error (exit 64), like any other flag value, not a broken board file (78).
+            do {
+                $0.faultSchedule = try FaultSchedule(parsing: $1.text)
+            } catch {
+                throw ParseFailure("--inject-faults: \(error)")
+            }
         },
         .option("--sensor-clock-error", "PCT", "The emulated chip's oscillator is PCT percent fast (negative: slow), within ±15.") {
             $0.sensorClockError = try $1.number(in: -15...15)
