@@ -85,6 +85,6 @@ let package = Package(
         .testTarget(name: "LedgerTests", dependencies: ["CivilTime", "Ledger", "LedgerStore", "POSIXLayer", "StepdModel"], swiftSettings: strict),
         .testTarget(name: "ProtocolTests", dependencies: ["StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
         .testTarget(name: "POSIXTests", dependencies: ["POSIXLayer"], swiftSettings: strict),
-        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "LedgerStore", "POSIXLayer", "Recordings", "SensorChips", "StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
+        .testTarget(name: "AgentTests", dependencies: ["StepdAgent", "Boards", "ChipEmulation", "LedgerStore", "MotionCore", "POSIXLayer", "Recordings", "SensorChips", "StepJSON", "StepProtocol", "StepSocket", "StepdModel", "RPCDispatch"], swiftSettings: strict),
     ]
 )
