@@ -55,7 +55,11 @@ public enum AgentLauncher {
             fail("\(message)")
             return AgentExitStatus.usage.rawValue
         case .run(let parsed):
-            options = parsed
+            guard let workingDirectory = currentDirectory() else {
+                fail("cannot read the current directory: \(Errno(errno)) (start stepd from a folder that exists)")
+                return AgentExitStatus.failure.rawValue
+            }
+            options = parsed.resolvingPaths(against: workingDirectory)
         }
 
         let journal = JournalLogger(threshold: options.logLevel)
@@ -290,6 +294,13 @@ public enum AgentLauncher {
                 source: .linux(devicePath: devicePath, dataReady: board.dataReady.map { ($0.chip, $0.line) }),
                 settings: settings))
         }
+    }
+
+    /// getcwd(3); nil when the folder was removed or its path does not fit PATH_MAX.
+    private static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func fail(_ message: String) {

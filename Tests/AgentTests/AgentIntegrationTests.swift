@@ -46,6 +46,21 @@ import Testing
         #expect(log.contains("sensor: MPU-6050 configured: 40 Hz,"), "\(log)")
     }
 
+    /// `--state-dir state` came back as "state" in `status`, so `stepctl bundle` run from
+    /// another folder packed an empty one: the agent reports (and uses) the absolute path.
+    @Test func aRelativeStateDirectoryIsReportedAbsolute() throws {
+        let folder = NSTemporaryDirectory() + "stepd-cwd-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: "relative-state",
+                                     currentDirectory: folder)
+        let status = try agent.waitForStatus { $0.value(atPath: "state_directory") != nil }
+        let reported = status.value(atPath: "state_directory")?.stringValue ?? ""
+        #expect(reported.hasPrefix("/") && reported.hasSuffix("/relative-state"), "\(status.jsonText)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/relative-state"))
+        #expect(agent.terminate() == 0)
+    }
+
     @Test func lis3dhIsDeliveredAt40Hz() throws {
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--chip", "lis3dh", "--replay-speed", "10"])
         let status = try agent.waitForStatus {
