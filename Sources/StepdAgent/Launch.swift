@@ -23,7 +23,7 @@ public enum AgentExitStatus: Int32, CaseIterable {
     /// What the status tells an operator (listed in stepd(8)).
     public var meaning: String {
         switch self {
-        case .success: return "Stopped by SIGTERM or SIGINT, or --check, --help, --version found nothing wrong."
+        case .success: return "Stopped by SIGTERM, SIGINT or SIGPWR, or --check, --help, --version found nothing wrong."
         case .failure: return "An unexpected failure; systemd restarts the service."
         case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
         case .cannotCreate: return "The state directory, ledger or socket could not be created or opened, or another stepd runs on the state directory (EX_CANTCREAT); the message names it."
@@ -147,7 +147,7 @@ public enum AgentLauncher {
 
         let signals: SignalDescriptor
         do {
-            signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+            signals = try SignalDescriptor(signals: AgentSignals.numbers)
         } catch {
             logger.error("\(error)")
             return AgentExitStatus.failure.rawValue

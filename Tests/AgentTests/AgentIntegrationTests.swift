@@ -61,6 +61,24 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// SIGUSR1 (or SIGUSR2) from a tester killed the agent on the spot, its unsaved steps lost:
+    /// they are now logged and ignored, and SIGPWR stops it cleanly like SIGTERM.
+    @Test func strayUserSignalsAreIgnoredAndSIGPWRStopsCleanly() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "10"])
+        _ = try agent.waitForStatus { ($0.value(atPath: "steps.since_start")?.intValue ?? 0) > 0 }
+        for number in [SIGUSR1, SIGUSR2] { kill(agent.process.processIdentifier, number) }
+        // Enough turns of the loop for the signalfd to have been read.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(agent.process.isRunning)
+        _ = try agent.waitForStatus { ($0.value(atPath: "steps.since_start")?.intValue ?? 0) > 0 }
+        kill(agent.process.processIdentifier, SIGPWR)
+        agent.process.waitUntilExit()
+        #expect(agent.process.terminationReason == .exit && agent.process.terminationStatus == 0)
+        let log = agent.stderrText()
+        #expect(log.contains("SIGUSR1 ignored") && log.contains("SIGUSR2 ignored"), "\(log)")
+        #expect(log.contains("received SIGPWR: saving steps and stopping"), "\(log)")
+    }
+
     @Test func lis3dhIsDeliveredAt40Hz() throws {
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--chip", "lis3dh", "--replay-speed", "10"])
         let status = try agent.waitForStatus {
