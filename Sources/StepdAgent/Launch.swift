@@ -190,12 +190,9 @@ public enum AgentLauncher {
         if let recording = options.simulateRecording, recording != builtInSimulation {
             let samples: [AccelSample]
             do {
-                samples = try RecordingReader.read(path: recording)
+                samples = try RecordingReader.readReplayable(path: recording)
             } catch {
                 return .failure(PlanProblem(message: "--simulate: \(error)"))
-            }
-            guard samples.count >= 2 else {
-                return .failure(PlanProblem(message: "--simulate: \(recording) holds fewer than two samples; nothing to replay"))
             }
             let chip = options.simulateChip ?? .simulatedDefault
             return .success(SensorPlan(
@@ -255,13 +252,10 @@ public enum AgentLauncher {
                 // Named like BoardParser's errors (file:line: key: ...), with what to change.
                 let place = (file ?? "board") + (board.recordingLine.map { ":\($0)" } ?? "") + ": recording"
                 do {
-                    samples = try RecordingReader.read(path: recording)
+                    samples = try RecordingReader.readReplayable(path: recording)
                     name = recording
                 } catch {
                     return .failure(PlanProblem(message: "\(place): \(error); fix the file or the path (a relative path is relative to the board file's folder)"))
-                }
-                guard samples.count >= 2 else {
-                    return .failure(PlanProblem(message: "\(place): \(recording) holds fewer than two samples; nothing to replay"))
                 }
             }
             let chip = options.simulateChip ?? board.chip ?? .simulatedDefault
