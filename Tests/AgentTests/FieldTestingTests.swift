@@ -115,3 +115,30 @@ import Testing
         }
     }
 }
+
+/// Option combinations stepctl used to drop silently or send to the agent: refused as a bad
+/// command line (64) before connecting, here to a socket nobody serves.
+@Suite struct StepctlUsageTests {
+    let socket = NSTemporaryDirectory() + "stepctl-nobody-" + UUID().uuidString.prefix(8) + ".sock"
+
+    @Test(arguments: [
+        (["record", "--stop", "--minutes", "5"], "--minutes applies to starting a recording, not to --stop"),
+        (["record", "--stop", "--label", "x", "--wait"], "--label, --wait apply to starting a recording, not to --stop"),
+        (["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10", "--sync-version", "2"],
+         "--sync-version needs --sync-identifier"),
+    ])
+    func refusedBeforeConnecting(arguments: [String], message: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    /// The same commands without the stray option get as far as connecting (and fail there).
+    @Test func withoutTheStrayOptionTheyConnect() throws {
+        for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
+                                                 "--sync-identifier", "a", "--sync-version", "2"]] {
+            let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+            #expect(result.status != 64 && result.status != 0, "\(arguments): \(result.error)")
+        }
+    }
+}
