@@ -97,6 +97,8 @@ import StepdModel
         #expect(StrideModel(height: WearerHeight.metres.lowerBound).height == WearerHeight.metres.lowerBound)
         #expect(StrideModel(height: WearerHeight.metres.upperBound.nextUp).height == StrideModel.defaultHeight)
         #expect(StrideModel(height: WearerHeight.metres.lowerBound.nextDown).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: .nan).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: .infinity).height == StrideModel.defaultHeight)
     }
 
     /// A fault schedule is checked while the command line is parsed, so a mistake is a usage
