@@ -1,3 +1,5 @@
+import StepdModel
+
 /// Step length from cadence and height: faster steps are longer (the ratio of step length to
 /// height grows roughly linearly with cadence in gait studies), clamped to walking/running range.
 public struct StrideModel: Sendable, Equatable {
@@ -5,7 +7,9 @@ public struct StrideModel: Sendable, Equatable {
     public var height: Double
 
     public init(height: Double?) {
-        if let height, height.isFinite, height >= 0.5, height <= 2.6 {
+        // The range stepd --height and stepctl analyze --height check against: one range, so
+        // a height either command accepts is never replaced by the default here.
+        if let height, WearerHeight.metres.contains(height) {
             self.height = height
         } else {
             self.height = Self.defaultHeight

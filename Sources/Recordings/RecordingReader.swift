@@ -12,6 +12,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
     case badHeader(path: String, found: String)
     case malformedLine(path: String, line: Int, detail: String)
     case empty(path: String)
+    case tooShort(path: String)
 
     public var description: String {
         switch self {
@@ -27,6 +28,8 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
             return "\(path):\(line): \(detail)"
         case let .empty(path):
             return "\(path): no samples after the header"
+        case let .tooShort(path):
+            return "\(path): holds fewer than two samples; nothing to replay or analyze"
         }
     }
 }
@@ -43,6 +46,20 @@ public enum RecordingReader {
         })
         return try parse(bytes, path: path)
     }
+
+    /// `read`, refusing a recording of one sample: it spans no time, so there is nothing to
+    /// replay (`stepd --simulate`) or analyze (`stepctl analyze`); both read through here so
+    /// one accepts exactly the files the other does.
+    public static func readReplayable(path: String) throws(RecordingError) -> [AccelSample] {
+        let samples = try read(path: path)
+        guard samples.count >= 2 else { throw .tooShort(path: path) }
+        return samples
+    }
+
+    /// The largest step back in `t` a recording may take: the motion engine's
+    /// `TimestampSanitizer.absorbLimit` (a test holds them equal; this module cannot import
+    /// the engine). A larger one is a discontinuity no single recording has.
+    public static let maxBackwardStep = 1.0
 
     /// A first line longer than this is no `t,x,y,z` header, whatever follows.
     static let maxHeaderBytes = 4096
@@ -123,6 +140,7 @@ public enum RecordingReader {
         var position = 0
         var lineNumber = 0
         var sawHeader = false
+        var previousTime = -Double.infinity
         while position < end {
             lineNumber += 1
             var lineEnd = position
@@ -171,6 +189,16 @@ public enum RecordingReader {
                     path: path, line: lineNumber,
                     detail: "extra text after the 4th field in '\(quotedLine())'; expected t,x,y,z"))
             }
+            // Time that jumps back (two recordings joined, a clock set back) gave `stepctl analyze`
+            // segments ending before they start, while the replay sorted the samples silently:
+            // refused, naming the line. Smaller steps back are kept: firmware that stamps FIFO
+            // bursts backwards from the read time makes them, and the engine absorbs them.
+            if previousTime - values.0 > maxBackwardStep {
+                return .failure(.malformedLine(
+                    path: path, line: lineNumber,
+                    detail: "t goes back from \(DecimalText.shortest(previousTime)) to \(DecimalText.shortest(values.0)) s in '\(quotedLine())'; t may step back by at most \(DecimalText.shortest(maxBackwardStep)) s (split joined recordings into separate files)"))
+            }
+            previousTime = values.0
             samples.append(AccelSample(t: values.0, x: values.1, y: values.2, z: values.3))
         }
         if !sawHeader { return .failure(.badHeader(path: path, found: "")) }

@@ -88,7 +88,7 @@ public final class Agent {
 
     // MARK: - The loop
 
-    /// Runs until SIGTERM/SIGINT; returns the process exit status.
+    /// Runs until a stopping signal (`AgentSignals`); returns the process exit status.
     func run() -> Int32 {
         logger.notice("stepd \(Agent.version) running: board \(sensor.boardName), socket \(server?.socketPath ?? "-"), state \(options.stateDirectory)")
         while !stopRequested {
@@ -153,14 +153,13 @@ public final class Agent {
 
     private func handleSignals() {
         for number in signals.drain() {
-            switch number {
-            case SIGTERM, SIGINT:
-                logger.notice("received \(number == SIGTERM ? "SIGTERM" : "SIGINT"): saving steps and stopping")
+            guard let signal = AgentSignals.entry(for: number) else { continue }
+            switch signal.response {
+            case .stop:
+                logger.notice("received \(signal.name): saving steps and stopping")
                 stopRequested = true
-            case SIGHUP:
-                logger.info("SIGHUP: nothing to reload (restart the service to change the board)")
-            default:
-                break
+            case .ignore(let reason):
+                logger.info("\(signal.name) ignored: \(reason)")
             }
         }
     }

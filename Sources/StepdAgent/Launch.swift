@@ -23,7 +23,7 @@ public enum AgentExitStatus: Int32, CaseIterable {
     /// What the status tells an operator (listed in stepd(8)).
     public var meaning: String {
         switch self {
-        case .success: return "Stopped by SIGTERM or SIGINT, or --check, --help, --version found nothing wrong."
+        case .success: return "Stopped by SIGTERM, SIGINT or SIGPWR, or --check, --help, --version found nothing wrong."
         case .failure: return "An unexpected failure; systemd restarts the service."
         case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
         case .cannotCreate: return "The state directory, ledger or socket could not be created or opened, or another stepd runs on the state directory (EX_CANTCREAT); the message names it."
@@ -55,7 +55,11 @@ public enum AgentLauncher {
             fail("\(message)")
             return AgentExitStatus.usage.rawValue
         case .run(let parsed):
-            options = parsed
+            guard let workingDirectory = currentDirectory() else {
+                fail("cannot read the current directory: \(Errno(errno)) (start stepd from a folder that exists)")
+                return AgentExitStatus.failure.rawValue
+            }
+            options = parsed.resolvingPaths(against: workingDirectory)
         }
 
         let journal = JournalLogger(threshold: options.logLevel)
@@ -143,7 +147,7 @@ public enum AgentLauncher {
 
         let signals: SignalDescriptor
         do {
-            signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+            signals = try SignalDescriptor(signals: AgentSignals.numbers)
         } catch {
             logger.error("\(error)")
             return AgentExitStatus.failure.rawValue
@@ -186,12 +190,9 @@ public enum AgentLauncher {
         if let recording = options.simulateRecording, recording != builtInSimulation {
             let samples: [AccelSample]
             do {
-                samples = try RecordingReader.read(path: recording)
+                samples = try RecordingReader.readReplayable(path: recording)
             } catch {
                 return .failure(PlanProblem(message: "--simulate: \(error)"))
-            }
-            guard samples.count >= 2 else {
-                return .failure(PlanProblem(message: "--simulate: \(recording) holds fewer than two samples; nothing to replay"))
             }
             let chip = options.simulateChip ?? .simulatedDefault
             return .success(SensorPlan(
@@ -251,13 +252,10 @@ public enum AgentLauncher {
                 // Named like BoardParser's errors (file:line: key: ...), with what to change.
                 let place = (file ?? "board") + (board.recordingLine.map { ":\($0)" } ?? "") + ": recording"
                 do {
-                    samples = try RecordingReader.read(path: recording)
+                    samples = try RecordingReader.readReplayable(path: recording)
                     name = recording
                 } catch {
                     return .failure(PlanProblem(message: "\(place): \(error); fix the file or the path (a relative path is relative to the board file's folder)"))
-                }
-                guard samples.count >= 2 else {
-                    return .failure(PlanProblem(message: "\(place): \(recording) holds fewer than two samples; nothing to replay"))
                 }
             }
             let chip = options.simulateChip ?? board.chip ?? .simulatedDefault
@@ -290,6 +288,13 @@ public enum AgentLauncher {
                 source: .linux(devicePath: devicePath, dataReady: board.dataReady.map { ($0.chip, $0.line) }),
                 settings: settings))
         }
+    }
+
+    /// getcwd(3); nil when the folder was removed or its path does not fit PATH_MAX.
+    private static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func fail(_ message: String) {

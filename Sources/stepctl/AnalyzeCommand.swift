@@ -43,7 +43,7 @@ struct AnalyzeCommand: ParsableCommand {
             let samples: [AccelSample]
             if let source {
                 do {
-                    samples = try RecordingReader.read(path: source)
+                    samples = try RecordingReader.readReplayable(path: source)
                 } catch {
                     failures += 1
                     emitError("stepctl analyze: \(error)")

@@ -20,14 +20,22 @@ struct RecordCommand: ParsableCommand {
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
-    @Option(help: "How long to record (1-240 minutes).") var minutes: Int = 10
+    /// Optional so that `--stop` can tell it was given; a start without it records for 10 minutes.
+    @Option(help: "How long to record (1-240 minutes, default 10).") var minutes: Int?
     @Option(help: ArgumentHelp("A short label for the file name (letters, digits, - _ .).", valueName: "text"))
     var label: String?
     @Flag(help: "Stop the running recording instead of starting one.") var stop = false
     @Flag(help: "Wait until the recording has finished, then print its file.") var wait = false
 
     func validate() throws {
-        guard (1...240).contains(minutes) else { throw ValidationError("--minutes must be 1 to 240") }
+        if let minutes, !(1...240).contains(minutes) { throw ValidationError("--minutes must be 1 to 240") }
+        // These shape a recording that is starting; with --stop they were silently dropped.
+        if stop {
+            let given = [(minutes != nil, "--minutes"), (label != nil, "--label"), (wait, "--wait")].filter(\.0).map(\.1)
+            if !given.isEmpty {
+                throw ValidationError("\(given.joined(separator: ", ")) \(given.count == 1 ? "applies" : "apply") to starting a recording, not to --stop")
+            }
+        }
     }
 
     func run() throws {
@@ -38,7 +46,7 @@ struct RecordCommand: ParsableCommand {
             print("stopped: \(result.file), \(result.samples) samples")
             return
         }
-        let (started, raw) = try call(client, .recordingStart, RecordingStartParams(minutes: minutes, label: label).json,
+        let (started, raw) = try call(client, .recordingStart, RecordingStartParams(minutes: minutes ?? 10, label: label).json,
                                       as: RecordingStartResult.init(json:))
         if !wait {
             if output.json { return printJSON(raw) }

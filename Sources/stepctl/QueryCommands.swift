@@ -24,7 +24,7 @@ struct StatusCommand: ParsableCommand {
             ("agent", "stepd \(s.version), protocol \(stepdProtocolVersion), up \(TimeText.span(s.uptimeSeconds))"),
             ("board", s.board.name + (s.board.file.map { " (\($0))" } ?? "")),
             ("sensor", "\(s.sensor.model ?? "none") at \(address) on \(s.sensor.bus): \(s.sensor.health.rawValue)"),
-            ("samples", "\(s.sensor.samples) at \(formatNumber(s.sensor.deliveredHz)) Hz, chip measured at \(formatNumber(s.sensor.rateHz, digits: 2)) Hz (errors \(s.sensor.errors), overflows \(s.sensor.overflows), re-inits \(s.sensor.reinits))"),
+            ("samples", s.sensor.samplesText),
         ]
         if let last = s.sensor.lastError { pairs.append(("last error", last)) }
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))

@@ -32,6 +32,10 @@ struct SamplesCommand: ParsableCommand {
             if let distance, !(distance.isFinite && distance >= 0) {
                 throw ValidationError("--distance takes metres, 0 or more, got \(distance)")
             }
+            // The agent refuses this too (exit 1, after connecting); it is a bad command line.
+            if syncVersion != nil && syncIdentifier == nil {
+                throw ValidationError("--sync-version needs --sync-identifier: it versions that id")
+            }
         }
 
         func run() throws {

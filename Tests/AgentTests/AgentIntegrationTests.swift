@@ -46,6 +46,39 @@ import Testing
         #expect(log.contains("sensor: MPU-6050 configured: 40 Hz,"), "\(log)")
     }
 
+    /// `--state-dir state` came back as "state" in `status`, so `stepctl bundle` run from
+    /// another folder packed an empty one: the agent reports (and uses) the absolute path.
+    @Test func aRelativeStateDirectoryIsReportedAbsolute() throws {
+        let folder = NSTemporaryDirectory() + "stepd-cwd-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"], stateDirectory: "relative-state",
+                                     currentDirectory: folder)
+        let status = try agent.waitForStatus { $0.value(atPath: "state_directory") != nil }
+        let reported = status.value(atPath: "state_directory")?.stringValue ?? ""
+        #expect(reported.hasPrefix("/") && reported.hasSuffix("/relative-state"), "\(status.jsonText)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/relative-state"))
+        #expect(agent.terminate() == 0)
+    }
+
+    /// SIGUSR1 (or SIGUSR2) from a tester killed the agent on the spot, its unsaved steps lost:
+    /// they are now logged and ignored, and SIGPWR stops it cleanly like SIGTERM.
+    @Test func strayUserSignalsAreIgnoredAndSIGPWRStopsCleanly() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "10"])
+        _ = try agent.waitForStatus { ($0.value(atPath: "steps.since_start")?.intValue ?? 0) > 0 }
+        for number in [SIGUSR1, SIGUSR2] { kill(agent.process.processIdentifier, number) }
+        // Enough turns of the loop for the signalfd to have been read.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(agent.process.isRunning)
+        _ = try agent.waitForStatus { ($0.value(atPath: "steps.since_start")?.intValue ?? 0) > 0 }
+        kill(agent.process.processIdentifier, SIGPWR)
+        agent.process.waitUntilExit()
+        #expect(agent.process.terminationReason == .exit && agent.process.terminationStatus == 0)
+        let log = agent.stderrText()
+        #expect(log.contains("SIGUSR1 ignored") && log.contains("SIGUSR2 ignored"), "\(log)")
+        #expect(log.contains("received SIGPWR: saving steps and stopping"), "\(log)")
+    }
+
     @Test func lis3dhIsDeliveredAt40Hz() throws {
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--chip", "lis3dh", "--replay-speed", "10"])
         let status = try agent.waitForStatus {

@@ -36,7 +36,9 @@ final class AgentProcess {
         return fixtures.appendingPathComponent(walking.first ?? "missing.csv.gz").path
     }
 
-    init(arguments: [String], environment: [String: String] = [:], stateDirectory: String? = nil) throws {
+    /// `currentDirectory`: the folder stepd starts in (default: the test's own), for relative paths.
+    init(arguments: [String], environment: [String: String] = [:], stateDirectory: String? = nil,
+         currentDirectory: String? = nil) throws {
         directory = NSTemporaryDirectory() + "stepd-test-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socketPath = directory + "/stepd.sock"
@@ -50,6 +52,7 @@ final class AgentProcess {
         process.environment = env
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         try process.run()
     }
 

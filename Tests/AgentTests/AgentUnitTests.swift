@@ -67,6 +67,26 @@ import StepdModel
         #expect(parse(["--socket", longest + "s"]) == .failure("--socket takes a path of 1 to 107 bytes, got 108: choose a shorter one"))
     }
 
+    /// A relative --state-dir was kept relative and reported so in `status`: `stepctl bundle`,
+    /// run from another folder, then packed an empty one.
+    @Test func relativePathsAreMadeAbsoluteAgainstTheWorkingDirectory() {
+        guard case .run(let parsed) = parse(["--state-dir", "./state", "--socket", "s.sock", "--metrics-dir", ".",
+                                             "--simulate", "rec/w.csv.gz"])
+        else { Issue.record("expected run"); return }
+        let options = parsed.resolvingPaths(against: "/home/tester/")
+        #expect(options.stateDirectory == "/home/tester/state")
+        #expect(options.socketPath == "/home/tester/s.sock")
+        #expect(options.metricsDirectory == "/home/tester")
+        #expect(options.simulateRecording == "/home/tester/rec/w.csv.gz")
+        guard case .run(let absolute) = parse(["--board", "/etc/b.toml", "--state-dir", "/d"]) else { Issue.record("expected run"); return }
+        #expect(absolute.resolvingPaths(against: "/x") == absolute)
+        guard case .run(let builtIn) = parse(["--simulate", "builtin"]) else { Issue.record("expected run"); return }
+        #expect(builtIn.resolvingPaths(against: "/x").simulateRecording == "builtin")
+        // A socket path that would no longer fit a sockaddr_un stays relative (it binds the same file).
+        let deep = "/" + String(repeating: "d", count: 100)
+        #expect(parsed.resolvingPaths(against: deep).socketPath == "s.sock")
+    }
+
     /// stepd took heights up to 2.5 m, `stepctl analyze` and the stride model up to 2.6 m: both
     /// commands now read `WearerHeight.metres`, the range the stride model honours.
     @Test func heightRangeIsTheStrideModels() {
@@ -77,6 +97,8 @@ import StepdModel
         #expect(StrideModel(height: WearerHeight.metres.lowerBound).height == WearerHeight.metres.lowerBound)
         #expect(StrideModel(height: WearerHeight.metres.upperBound.nextUp).height == StrideModel.defaultHeight)
         #expect(StrideModel(height: WearerHeight.metres.lowerBound.nextDown).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: .nan).height == StrideModel.defaultHeight)
+        #expect(StrideModel(height: .infinity).height == StrideModel.defaultHeight)
     }
 
     /// A fault schedule is checked while the command line is parsed, so a mistake is a usage

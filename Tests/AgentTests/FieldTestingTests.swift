@@ -92,3 +92,53 @@ import Testing
         #expect(full.error.contains("No space left on device (ENOSPC)"), "\(full.error)")
     }
 }
+
+/// `stepctl analyze` reported a recording whose time jumps back as a segment ending before it
+/// starts ("unknown(low) 5.0-2.0s") and analyzed a one-sample file `stepd --simulate` refuses:
+/// both are now errors naming the file (and line), exit 1, like the replay.
+@Suite struct AnalyzeInputTests {
+    @Test func backwardTimeAndSingleSamplesAreRefusedLikeTheReplay() throws {
+        let directory = NSTemporaryDirectory() + "stepctl-analyze-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let joined = directory + "/joined.csv"
+        let rows = (0...200).map { "\(Double($0) * 0.025),0,0,1" } + (0...80).map { "\(Double($0) * 0.025),0.5,0,1" }
+        try ("t,x,y,z\n" + rows.joined(separator: "\n") + "\n").write(toFile: joined, atomically: true, encoding: .utf8)
+        let one = directory + "/one.csv"
+        try "t,x,y,z\n0,0,0,1\n".write(toFile: one, atomically: true, encoding: .utf8)
+        for (file, expected) in [(joined, joined + ":203: t goes back from 5 to 0 s"), (one, one + ": holds fewer than two samples")] {
+            let analyzed = try runTool(AgentProcess.stepctlPath, ["analyze", file])
+            #expect(analyzed.status == 1, "\(file): \(analyzed.output)")
+            #expect(analyzed.error.contains(expected), "\(analyzed.error)")
+            let replayed = try runTool(AgentProcess.stepdPath, ["--simulate", file, "--check"])
+            #expect(replayed.status == 78 && replayed.error.contains(expected), "\(replayed.error)")
+        }
+    }
+}
+
+/// Option combinations stepctl used to drop silently or send to the agent: refused as a bad
+/// command line (64) before connecting, here to a socket nobody serves.
+@Suite struct StepctlUsageTests {
+    let socket = NSTemporaryDirectory() + "stepctl-nobody-" + UUID().uuidString.prefix(8) + ".sock"
+
+    @Test(arguments: [
+        (["record", "--stop", "--minutes", "5"], "--minutes applies to starting a recording, not to --stop"),
+        (["record", "--stop", "--label", "x", "--wait"], "--label, --wait apply to starting a recording, not to --stop"),
+        (["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10", "--sync-version", "2"],
+         "--sync-version needs --sync-identifier"),
+    ])
+    func refusedBeforeConnecting(arguments: [String], message: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    /// The same commands without the stray option get as far as connecting (and fail there).
+    @Test func withoutTheStrayOptionTheyConnect() throws {
+        for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
+                                                 "--sync-identifier", "a", "--sync-version", "2"]] {
+            let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+            #expect(result.status != 64 && result.status != 0, "\(arguments): \(result.error)")
+        }
+    }
+}

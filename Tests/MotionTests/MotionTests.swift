@@ -343,6 +343,28 @@ private func cut(_ samples: [AccelSample], from: Double, to: Double, offset: Dou
         }
     }
 
+    /// Time jumping back 3 s gave `stepctl analyze` a segment "5.0-2.0s": refused, naming the
+    /// line (blank lines counted); a step back the engine absorbs (burst stamps) still reads.
+    @Test func timeJumpingBackIsRefusedAtItsLine() throws {
+        let bytes = Array("t,x,y,z\n4,0,0,1\n5,0,0,1\n\n2,0,0,1\n".utf8)
+        #expect(throws: RecordingError.malformedLine(
+            path: "j.csv", line: 5,
+            detail: "t goes back from 5 to 2 s in '2,0,0,1'; t may step back by at most 1 s (split joined recordings into separate files)")) {
+            try RecordingReader.parse(bytes, path: "j.csv")
+        }
+        let jitter = try RecordingReader.parse(Array("t,x,y,z\n0,0,0,1\n0.05,0,0,1\n0.025,0,0,1\n".utf8), path: "b.csv")
+        #expect(jitter.map(\.t) == [0, 0.05, 0.025])
+        // What the reader lets through, the engine absorbs: the two limits are one.
+        #expect(RecordingReader.maxBackwardStep == TimestampSanitizer.absorbLimit)
+    }
+
+    @Test func aOneSampleRecordingIsNotReplayable() {
+        let path = temporaryPath("one.csv")
+        defer { unlink(path) }
+        writePlain("t,x,y,z\n0,0,0,1\n", to: path)
+        #expect(throws: RecordingError.tooShort(path: path)) { try RecordingReader.readReplayable(path: path) }
+    }
+
     @Test func wrongHeaderAndMissingFileAreClearErrors() {
         let path = temporaryPath("header.csv")
         defer { unlink(path) }

@@ -40,10 +40,16 @@ public enum AgentManual {
         }
         page += [
             ".SH SIGNALS",
-            ".TP", "SIGTERM, SIGINT", text("Write a ledger checkpoint, close the socket and exit with status 0."),
-            ".TP", "SIGHUP", text("Logged and otherwise ignored; restart the service to change the board."),
-            ".SH EXIT STATUS",
         ]
+        for signal in AgentSignals.table {
+            switch signal.response {
+            case .stop:
+                page += [".TP", signal.name, text("Write a ledger checkpoint, close the socket and exit with status 0.")]
+            case .ignore(let reason):
+                page += [".TP", signal.name, text("Logged and otherwise ignored: \(reason).")]
+            }
+        }
+        page += [".SH EXIT STATUS"]
         for status in AgentExitStatus.allCases {
             page += [".TP", "\(status.rawValue)", text(status.meaning)]
         }

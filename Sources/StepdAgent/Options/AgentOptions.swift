@@ -211,6 +211,36 @@ public struct AgentOptions: Sendable, Equatable {
     }
 }
 
+extension AgentOptions {
+    /// These options with every relative path made absolute against `workingDirectory`. The
+    /// agent reports its paths (`status` shows the state directory, the log the socket) to
+    /// clients that run elsewhere: `stepctl bundle` from another folder packed an empty one when
+    /// `--state-dir state` came back as "state". "builtin" names no file and stays as it is.
+    public func resolvingPaths(against workingDirectory: String) -> AgentOptions {
+        func absolute(_ path: String) -> String {
+            if path.hasPrefix("/") { return path }
+            var relative = Substring(path)
+            while relative.hasPrefix("./") { relative = relative.dropFirst(2).drop { $0 == "/" } }
+            let base = workingDirectory.hasSuffix("/") ? String(workingDirectory.dropLast()) : workingDirectory
+            if relative.isEmpty || relative == "." { return base.isEmpty ? "/" : base }
+            return base + "/" + relative
+        }
+        var resolved = self
+        resolved.stateDirectory = absolute(stateDirectory)
+        resolved.metricsDirectory = metricsDirectory.map(absolute)
+        resolved.boardPath = boardPath.map(absolute)
+        if let recording = simulateRecording, recording != AgentLauncher.builtInSimulation {
+            resolved.simulateRecording = absolute(recording)
+        }
+        // A socket path is bound to a sockaddr_un of 108 bytes: a relative one that fits may not
+        // once the folder is prefixed. It then stays relative, which binds the same file, as the
+        // agent never changes its working directory.
+        let socket = absolute(socketPath)
+        if UnixSocketAddress(path: socket) != nil { resolved.socketPath = socket }
+        return resolved
+    }
+}
+
 /// One flag of stepd's command line: its names, its value, its help and what it does.
 public struct AgentFlag: Sendable {
     public enum Action: Sendable {

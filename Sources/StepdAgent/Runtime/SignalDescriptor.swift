@@ -2,7 +2,7 @@ import CStepdShim
 import Glibc
 import POSIXLayer
 
-/// SIGTERM, SIGINT and SIGHUP delivered through a signalfd, so the poll loop sees them as an fd
+/// The signals of `AgentSignals` delivered through a signalfd, so the poll loop sees them as an fd
 /// becoming readable instead of a handler interrupting it at an arbitrary point.
 final class SignalDescriptor {
     private let descriptor: FileDescriptor
