@@ -6,21 +6,18 @@
 /// merges steps (its peaks 0.3-0.6 s apart for a 0.33 s step), so the chain is irregular, and only
 /// the wide band's peaks after the switch are credited once the walk confirms. A walk that starts
 /// brisk lost its first 10-15 steps that way (`bangle-100` at ~180 held out: 75 of 100). Each band
-/// keeps the chain it would have built (the gate's rules: a candidate sooner than `minInterval` after
-/// the last is a double peak, a gap beyond `maxInterval` starts a new chain), and when the band
+/// keeps the chain it would have built (the gate's own rule, `StepGate.chainLink`), and when the band
 /// changes the gate adopts that band's chain in place of the old band's (`StepGate.adoptChain`): the
 /// same peaks the gate would hold had it read that band all along, confirmed by the same rules.
 struct BandChain: Sendable {
     private var times: [Double]
     private var count = 0
     private var newest = -1
-    private let minInterval: Double
-    private let maxInterval: Double
+    private let parameters: DetectorParameters
 
     init(parameters: DetectorParameters) {
         times = [Double](repeating: 0, count: StepGate.capacity)
-        minInterval = parameters.minInterval
-        maxInterval = parameters.maxInterval
+        self.parameters = parameters
     }
 
     mutating func reset() {
@@ -31,9 +28,11 @@ struct BandChain: Sendable {
     /// A peak of this band at `t`.
     mutating func note(_ t: Double) {
         if count > 0 {
-            let dt = t - times[newest]
-            if dt < minInterval { return }
-            if dt > maxInterval { count = 0 }
+            switch StepGate.chainLink(after: t - times[newest], parameters: parameters) {
+            case .doublePeak: return
+            case .afterGap: count = 0
+            case .next: break
+            }
         }
         newest = (newest + 1) % times.count
         times[newest] = t

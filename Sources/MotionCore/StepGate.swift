@@ -414,11 +414,30 @@ struct StepGate: Sendable {
             return
         }
         if pendingCount > 0 {
-            let dt = t - pending[pendingCount - 1]
-            if dt < p.minInterval { return }
-            if dt > p.maxInterval { pendingCount = 0 }
+            switch Self.chainLink(after: t - pending[pendingCount - 1], parameters: p) {
+            case .doublePeak: return
+            case .afterGap: pendingCount = 0
+            case .next: break
+            }
         }
         appendCandidate(t, locomotion: locomotion, steps: &steps)
+    }
+
+    /// How a candidate `dt` s after a chain's last one joins it, before a run: the chain rule the
+    /// gate and every band's own chain (`BandChain`) share.
+    enum ChainLink {
+        /// Sooner than `minInterval`: a second peak of the same step, dropped.
+        case doublePeak
+        /// Later than `maxInterval`: the chain broke, this candidate starts a new one.
+        case afterGap
+        /// The chain's next candidate.
+        case next
+    }
+
+    @inline(__always) static func chainLink(after dt: Double, parameters: DetectorParameters) -> ChainLink {
+        if dt < parameters.minInterval { return .doublePeak }
+        if dt > parameters.maxInterval { return .afterGap }
+        return .next
     }
 
     /// Whether a double interval of the current run may credit the step in between: the run's
@@ -547,8 +566,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if turningArmWork.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
-        if upwardPeaks.holdsBack && recentStepPeriod(at: pending[last]) == nil { return }
+        if (turningArmWork.holdsBack || upwardPeaks.holdsBack) && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
