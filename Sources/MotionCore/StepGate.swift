@@ -196,7 +196,10 @@ struct StepGate: Sendable {
         if let cadence { turningArmWork.observe(cadence.turning) }
         if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
-        if walking && gaitShownAt < runStart && armWork.endsRun(stepPeriod: period) {
+        // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
+        // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).
+        if walking && gaitShownAt < runStart && (armWork.endsRun(stepPeriod: period)
+            || UnprovenMagnitudeRuns.lacksImpacts(impacts, stepPeriod: period, balance: armWork.balance)) {
             endRun()
             pendingCount = 0
             doubtUntil = end + Self.doubtSeconds
@@ -212,8 +215,12 @@ struct StepGate: Sendable {
         }
         runWindows += 1
         if windowKeepsRhythm(period) { rhythmWindows += 1 }
-        if gaitShownAt < runStart && end - runStart > Self.unprovenRunSeconds
-            && Double(rhythmWindows) < Self.rhythmShare * Double(runWindows) {
+        // A loose rhythm with jerky, impact-free |a| is judged before the 35 s (gate v2.16-B).
+        let loose = UnprovenMagnitudeRuns.rhythmIsLoose(seconds: end - runStart, rhythmWindows: rhythmWindows, runWindows: runWindows,
+                                                        magnitudeOnly: cadence?.armWork != nil, balance: armWork.balance,
+                                                        asymmetry: impacts.asymmetry)
+        if gaitShownAt < runStart && (loose || (end - runStart > Self.unprovenRunSeconds
+            && Double(rhythmWindows) < Self.rhythmShare * Double(runWindows))) {
             endRun()
             pendingCount = 0
             doubtUntil = end + Self.doubtSeconds
