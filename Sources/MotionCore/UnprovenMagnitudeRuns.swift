@@ -3,7 +3,7 @@
 /// Why: a credited run whose band never repeated stride after stride (`StepGate.gaitShownCorrelation`)
 /// is judged on its rhythm only after `StepGate.unprovenRunSeconds` (35 s), because the slow,
 /// irregular rieck walks go that long without a gait window. Held out, the rieck shoe laces ran 35 s
-/// on that allowance (74 false steps) and the dishwashing run 18 s (29 steps for none). Two readings
+/// on that allowance (74 false steps) and a dishwashing run 18 s (29 steps; the file has 14). Two readings
 /// that `MagnitudeImpacts` and `MagnitudeArmWork` already keep tell them from the walks sooner:
 /// - **a loose rhythm with jerky, impact-free |a|** (`rhythmIsLoose`): after `earlySeconds`, fewer than
 ///   `looseShare` of the run's windows keep its rhythm (`StepGate.windowKeepsRhythm`), the recent |a|
@@ -24,12 +24,11 @@ enum UnprovenMagnitudeRuns {
     /// to ~80 steps/min lose steps (MAPE 2.90 -> 2.96-3.01 % held out); at 15 s none does.
     static let earlySeconds = 15.0
     /// Share of the run's windows keeping its rhythm below which it is loose: shoe laces 0.36-0.45
-    /// from 14 s on; the walks' long runs 0.8-0.99. 0.6 ends the laces sooner (34 -> 27 false steps)
-    /// with the same walks (see docs).
+    /// from 14 s on; the walks' long runs 0.8-0.99. At 15 s, 0.6 measures the same.
     static let looseShare = 0.5
     /// Recent |a| balance (`MagnitudeArmWork.balance`) above which the movement is jerky: the rieck
-    /// walks read -0.25 to -0.4 (medians), shoe laces +0.03 to +0.06. Without it the slow rieck walks
-    /// lose their own runs (worst file 36.4 -> 50.9 %, held out).
+    /// walks read -0.25 to -0.4 (medians), shoe laces +0.03 to +0.06. Without it and `impactCeiling`
+    /// the slow rieck walks lose their own loose runs (worst file 36.4 -> 50.9 %, held out).
     static let jerkyBalance = -0.1
     /// Recent |a| asymmetry (`MagnitudeImpacts.asymmetry`) below which the movement shows no heel
     /// strikes: shoe laces 0.11-0.16, the slow rieck walks time-scaled to ~80 / ~150 steps/min whose
