@@ -116,6 +116,29 @@ import Testing
     }
 }
 
+/// A binary file (here a tiny PNG-like header with an escape sequence and a NUL) was quoted in
+/// the error, raw bytes and terminal escapes included: now it is called binary, the same for
+/// `stepctl analyze` and `stepd --simulate`, which read through one reader.
+@Suite struct AnalyzeBinaryInputTests {
+    @Test func aBinaryFileIsCalledBinaryAndNotEchoed() throws {
+        let directory = NSTemporaryDirectory() + "stepctl-binary-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/photo.png"
+        let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A, 0x41]
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let expected = file + ": binary data, not a recording: expected text (plain or gzip) starting with the header 't,x,y,z'"
+        let analyzed = try runTool(AgentProcess.stepctlPath, ["analyze", file])
+        #expect(analyzed.status == 1, "\(analyzed.output)")
+        #expect(analyzed.error.contains(expected), "\(analyzed.error)")
+        let replayed = try runTool(AgentProcess.stepdPath, ["--simulate", file, "--check"])
+        #expect(replayed.status == 78 && replayed.error.contains(expected), "\(replayed.error)")
+        for output in [analyzed.error, replayed.error] {
+            #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{0}" || $0 == "\u{FFFD}" || $0 == "\u{1A}" }, "\(output.debugDescription)")
+        }
+    }
+}
+
 /// Option combinations stepctl used to drop silently or send to the agent: refused as a bad
 /// command line (64) before connecting, here to a socket nobody serves.
 @Suite struct StepctlUsageTests {
