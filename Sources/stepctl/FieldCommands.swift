@@ -26,6 +26,7 @@ struct RecordCommand: ParsableCommand {
     var label: String?
     @Flag(help: "Stop the running recording instead of starting one.") var stop = false
     @Flag(help: "Wait until the recording has finished, then print its file.") var wait = false
+    @OptionGroup var zone: ZoneOptions
 
     func validate() throws {
         if let minutes, !(1...240).contains(minutes) { throw ValidationError("--minutes must be 1 to 240") }
@@ -50,7 +51,7 @@ struct RecordCommand: ParsableCommand {
                                       as: RecordingStartResult.init(json:))
         if !wait {
             if output.json { return printJSON(raw) }
-            print("recording to \(started.file) until \(try LocalTimes(tz: nil).text(started.until, .timeSecond))")
+            print("recording to \(started.file) until \(try zone.times(asking: client).text(started.until, .timeSecond))")
             return
         }
         while true {

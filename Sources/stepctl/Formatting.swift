@@ -36,6 +36,14 @@ struct LocalTimes {
         if let seconds = Double(text), seconds >= 0, seconds.isFinite, !text.contains("-") { return seconds }
         return LocalTime.parseISO8601(text, zone: zone)
     }
+
+    /// `instant`, or an error naming the option and an example of what it takes.
+    func instant(_ text: String, option: String, now: Double) throws -> Double {
+        guard let seconds = instant(text, now: now) else {
+            throw CtlFailure("\(option) \(text): not a time; use e.g. 2026-05-01T08:00, -2h, now or UTC seconds")
+        }
+        return seconds
+    }
 }
 
 /// Durations and the clock, without Foundation.
@@ -66,6 +74,40 @@ enum TimeText {
         // Otherwise the agent refuses a negative "start" the user never typed.
         guard end - span >= 0 else { throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)") }
         return .between(start: end - span, end: end)
+    }
+
+    /// How many `unit` buckets `last` (a `duration`) is, for `stats`: a whole number, at least one.
+    static func wholeBuckets(_ last: String, of unit: BucketUnit) throws -> Int {
+        let examples = unit == .day ? "7d or 30d" : unit == .hour ? "12h or 2d" : "90m or 6h"
+        guard let span = duration(last) else { throw CtlFailure("--last \(last): use a duration such as \(examples)") }
+        let buckets = span / unit.interval.nominalSeconds
+        guard buckets >= 1, buckets == buckets.rounded(), buckets <= Double(Int32.max) else {
+            throw CtlFailure("--last \(last) is not a whole number of \(unit.rawValue)s (stats averages whole \(unit.rawValue)s); use e.g. --last \(examples.prefix { $0 != " " })")
+        }
+        // Otherwise the agent refuses a negative "start" the user never typed.
+        guard now() - span - unit.interval.nominalSeconds >= 0 else {
+            throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)")
+        }
+        return Int(buckets)
+    }
+
+    /// The `count` whole buckets before the one in progress at `now`, on the local calendar of
+    /// `zone` (days from midnight to midnight, 23 or 25 hours across a DST change; minutes and
+    /// hours of elapsed time from midnight, as the agent aligns its buckets).
+    static func lastWholeBuckets(_ count: Int, of unit: BucketUnit, zone: TimeZoneRule, now: Double, last: String) throws -> QueryRange {
+        let midnight = zone.startOfLocalDay(containing: now)
+        let length = unit.interval.nominalSeconds
+        let end: Double, start: Double
+        switch unit {
+        case .day:
+            end = midnight
+            start = zone.utc(fromLocal: end + Double(zone.offset(at: end)) - Double(count) * length)
+        case .hour, .minute:
+            end = midnight + ((now - midnight) / length).rounded(.down) * length
+            start = end - Double(count) * length
+        }
+        guard start >= 0 else { throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration") }
+        return .between(start: start, end: end)
     }
 
     static func span(_ seconds: Double) -> String {
