@@ -29,7 +29,10 @@ struct RecordCommand: ParsableCommand {
     @OptionGroup var zone: ZoneOptions
 
     func validate() throws {
-        if let minutes, !(1...240).contains(minutes) { throw ValidationError("--minutes must be 1 to 240") }
+        let range = RecordingStartParams.minutesRange
+        if let minutes, !range.contains(minutes) {
+            throw ValidationError("--minutes must be \(range.lowerBound) to \(range.upperBound), got \(minutes)")
+        }
         // These shape a recording that is starting; with --stop they were silently dropped.
         if stop {
             let given = [(minutes != nil, "--minutes"), (label != nil, "--label"), (wait, "--wait")].filter(\.0).map(\.1)

@@ -183,6 +183,15 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Follow every page until nothing more is pending.") var all = false
         @OptionGroup var zone: ZoneOptions
 
+        /// The agent refuses these too, but after connecting and with exit 1: a bad command line.
+        func validate() throws {
+            let range = LedgerExportParams.limitRange
+            guard range.contains(limit) else {
+                throw ValidationError("--limit must be between \(range.lowerBound) and \(range.upperBound), got \(limit)")
+            }
+            guard anchor >= 0 else { throw ValidationError("--anchor must be 0 or more (a next_anchor), got \(anchor)") }
+        }
+
         func run() throws {
             let client = try connect(connection, root.connection)
             var params = LedgerExportParams(anchor: anchor, limit: limit)

@@ -15,7 +15,10 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var zone: ZoneOptions
 
     func validate() throws {
-        guard (1...100_000).contains(updateOn) else { throw ValidationError("--update-on must be between 1 and 100000") }
+        let range = StepsSubscribeParams.updateOnRange
+        guard range.contains(updateOn) else {
+            throw ValidationError("--update-on must be between \(range.lowerBound) and \(range.upperBound), got \(updateOn)")
+        }
     }
 
     func run() throws {

@@ -149,6 +149,13 @@ import Testing
         (["record", "--stop", "--label", "x", "--wait"], "--label, --wait apply to starting a recording, not to --stop"),
         (["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10", "--sync-version", "2"],
          "--sync-version needs --sync-identifier"),
+        // Exited 1 after asking the agent, which refused the value.
+        (["sync", "export", "--limit", "0"], "--limit must be between 1 and 10000, got 0"),
+        (["sync", "export", "--limit", "20000"], "--limit must be between 1 and 10000, got 20000"),
+        (["sync", "export", "--anchor=-5"], "--anchor must be 0 or more (a next_anchor), got -5"),
+        (["watch", "--update-on", "0"], "--update-on must be between 1 and 100000, got 0"),
+        (["record", "--minutes", "241"], "--minutes must be 1 to 240, got 241"),
+        (["history", "--tz", "Mars/Olympus"], "--tz Mars/Olympus: unknown time zone 'Mars/Olympus'"),
     ])
     func refusedBeforeConnecting(arguments: [String], message: String) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
