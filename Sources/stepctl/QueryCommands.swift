@@ -132,6 +132,14 @@ enum BucketUnit: String, ExpressibleByArgument, CaseIterable {
         case .day: return BucketInterval(.days, 1)
         }
     }
+
+    /// Refuses `buckets` of this unit beyond what one answer holds, naming the options (the
+    /// agent's refusal spoke of "buckets per request" and "interval", which the user never typed).
+    func checkCount(_ buckets: Double, last: String) throws {
+        guard buckets > Double(maxBucketsPerRequest) else { return }
+        let wider = self == .minute ? "--by hour" : "--by day"
+        throw CtlFailure("--last \(last) by \(rawValue) is \(buckets < 1e15 ? String(Int(buckets)) : "too many") buckets; at most \(maxBucketsPerRequest) fit one answer: use \(wider) or a shorter --last")
+    }
 }
 
 struct HistoryCommand: ParsableCommand {
@@ -150,6 +158,8 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
+        // The period seldom starts on a bucket boundary: one bucket more than it spans.
+        if case .between(let start, let end) = range { try by.checkCount(((end - start) / by.interval.nominalSeconds).rounded(.up) + 1, last: last) }
         let client = try connect(connection, root.connection)
         // --tz is also the zone the buckets are aligned in.
         var params = StepsCollectionParams(range: range, timeZone: zone.tz, interval: by.interval, bySource: bySource,
@@ -213,6 +223,7 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         // A bad --last is reported as that, whether or not the agent runs.
         let count = try TimeText.wholeBuckets(last, of: by)
+        try by.checkCount(Double(count), last: last)
         let client = try connect(connection, root.connection)
         // The window's midnights are the shown zone's: --tz, else the agent's, whose days the
         // buckets follow when the request names no zone.

@@ -164,6 +164,19 @@ import Testing
     }
 
     /// The same commands without the stray option get as far as connecting (and fail there).
+    /// More buckets than one answer holds: the agent's "per request ... interval" named nothing
+    /// the user typed; refused before connecting, naming --last and --by (exit 1, like --last's
+    /// other refusals).
+    @Test(arguments: [["history", "--by", "minute", "--last", "7d"], ["stats", "--by", "minute", "--last", "7d"]])
+    func tooManyBucketsNameTheOptions(arguments: [String]) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("--last 7d by minute is 1008"), "\(result.error)")
+        #expect(result.error.contains("buckets; at most 10000 fit one answer: use --by hour or a shorter --last"), "\(result.error)")
+        let fits = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments.dropLast() + ["6d"])
+        #expect(fits.error.contains("stepd is not running"), "\(fits.error)")
+    }
+
     @Test func withoutTheStrayOptionTheyConnect() throws {
         for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
                                                  "--sync-identifier", "a", "--sync-version", "2"]] {
