@@ -95,19 +95,24 @@ enum TimeText {
     /// `zone` (days from midnight to midnight, 23 or 25 hours across a DST change; minutes and
     /// hours of elapsed time from midnight, as the agent aligns its buckets).
     static func lastWholeBuckets(_ count: Int, of unit: BucketUnit, zone: TimeZoneRule, now: Double, last: String) throws -> QueryRange {
-        let midnight = zone.startOfLocalDay(containing: now)
+        let end = bucketStart(containing: now, of: unit, zone: zone)
         let length = unit.interval.nominalSeconds
-        let end: Double, start: Double
+        let start: Double
         switch unit {
-        case .day:
-            end = midnight
-            start = zone.utc(fromLocal: end + Double(zone.offset(at: end)) - Double(count) * length)
-        case .hour, .minute:
-            end = midnight + ((now - midnight) / length).rounded(.down) * length
-            start = end - Double(count) * length
+        case .day: start = zone.utc(fromLocal: end + Double(zone.offset(at: end)) - Double(count) * length)
+        case .hour, .minute: start = end - Double(count) * length
         }
         guard start >= 0 else { throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration") }
         return .between(start: start, end: end)
+    }
+
+    /// The start of the `unit` bucket holding `time`, as the agent lays buckets out by default:
+    /// local midnight in `zone`, then whole minutes or hours of elapsed time from it.
+    static func bucketStart(containing time: Double, of unit: BucketUnit, zone: TimeZoneRule) -> Double {
+        let midnight = zone.startOfLocalDay(containing: time)
+        guard unit != .day else { return midnight }
+        let length = unit.interval.nominalSeconds
+        return midnight + ((time - midnight) / length).rounded(.down) * length
     }
 
     static func span(_ seconds: Double) -> String {

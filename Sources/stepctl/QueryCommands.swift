@@ -157,13 +157,17 @@ struct HistoryCommand: ParsableCommand {
     @Flag(help: "Also show empty buckets.") var all = false
 
     func run() throws {
-        let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
+        guard case .between(let reached, let end) = try TimeText.recent(last, examples: "7d, 12h or 90m") else { return }
         // The period seldom starts on a bucket boundary: one bucket more than it spans.
-        if case .between(let start, let end) = range { try by.checkCount(((end - start) / by.interval.nominalSeconds).rounded(.up) + 1, last: last) }
+        try by.checkCount(((end - reached) / by.interval.nominalSeconds).rounded(.up) + 1, last: last)
         let client = try connect(connection, root.connection)
-        // --tz is also the zone the buckets are aligned in.
-        var params = StepsCollectionParams(range: range, timeZone: zone.tz, interval: by.interval, bySource: bySource,
-                                           selection: select.selection)
+        // From the start of the bucket --last reaches into: the first row counted only the part
+        // after "now minus --last" (from 15:28 of the day a week ago) under that whole day's label.
+        // The buckets follow --tz, else the agent's calendar.
+        let times = try zone.times(asking: client)
+        let start = TimeText.bucketStart(containing: reached, of: by, zone: times.zone)
+        var params = StepsCollectionParams(range: .between(start: start, end: end), timeZone: zone.tz, interval: by.interval,
+                                           bySource: bySource, selection: select.selection)
         // Long answers come in pages: ask again from next_start with the same anchor.
         var buckets: [CollectionBucket] = []
         var pages: [JSONValue] = []
@@ -180,7 +184,7 @@ struct HistoryCommand: ParsableCommand {
         if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
         // Without --tz the buckets follow the agent's calendar: show them in its zone, or a day
         // starting at the agent's midnight is labelled with the day before in a zone west of it.
-        let shown = try zone.times(agentZone: zoneName)
+        let shown = times
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
@@ -198,7 +202,7 @@ struct HistoryCommand: ParsableCommand {
             }
         }
         print(table.render())
-        print("total \(total) steps over \(last) (time zone \(zoneName))")
+        print("total \(total) steps since \(shown.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
     }
 }
 

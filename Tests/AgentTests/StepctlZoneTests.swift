@@ -40,7 +40,8 @@ import Testing
 
     /// `stats --last 7d` averaged the steps of 7 × 24 hours over the 8 calendar days they touch
     /// (two of them partly), so the average was 7/8 of the true one and the minimum a part-day.
-    /// It now asks for the 7 whole days before today in the agent's zone.
+    /// It now asks for the 7 whole days before today in the agent's zone; history starts at the
+    /// first of those days' midnight.
     @Test func statsAveragesSevenWholeDaysBeforeToday() throws {
         let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": agentZone])
         let client = try agent.connect()
@@ -67,6 +68,16 @@ import Testing
         let period = "\(text(weekAgo, "yyyy-MM-dd", zone: agentZone)) 00:00 - \(text(today, "yyyy-MM-dd", zone: agentZone)) 00:00"
         #expect(shown.output.contains("period       \(period) (7 whole days; today not included)"), "\(shown.output)")
         #expect(shown.output.contains("avg per day  242.9"), "\(shown.output)")
+
+        // history's first row is that whole day too: it counted only the part after "now - 7 days"
+        // (here none of the 300 steps) under the whole day's label.
+        let history = try stepctl(agent, ["history", "--by", "day", "--last", "7d", "--json"])
+        let collection = try StepsCollectionResult(json: JSONParser.parse(Array(history.output.utf8)))
+        #expect(collection.buckets.first?.start == weekAgo && collection.buckets.first?.steps == 300, "\(history.output)")
+        #expect(collection.buckets.count == 8 && collection.buckets.reduce(0) { $0 + $1.steps } >= 1700, "\(history.output)")
+        let historyText = try stepctl(agent, ["history", "--by", "day", "--last", "7d"])
+        #expect(historyText.output.contains("since \(text(weekAgo, "yyyy-MM-dd", zone: agentZone)) 00:00, the start of the day --last 7d reaches (time zone Europe/Berlin)"),
+                "\(historyText.output)")
 
         // Hours: the 3 whole hours before the current one.
         let hourBefore = (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600
