@@ -131,6 +131,10 @@ import Testing
         let analyzed = try runTool(AgentProcess.stepctlPath, ["analyze", file])
         #expect(analyzed.status == 1, "\(analyzed.output)")
         #expect(analyzed.error.contains(expected), "\(analyzed.error)")
+        // Nothing was analyzed, so no table (its header stood over nothing).
+        #expect(analyzed.output.isEmpty, "\(analyzed.output)")
+        let withEmbedded = try runTool(AgentProcess.stepctlPath, ["analyze", file, "--embedded"])
+        #expect(withEmbedded.status == 1 && withEmbedded.output.hasPrefix("file ") && withEmbedded.output.contains("\nembedded "), "\(withEmbedded.output)")
         let replayed = try runTool(AgentProcess.stepdPath, ["--simulate", file, "--check"])
         #expect(replayed.status == 78 && replayed.error.contains(expected), "\(replayed.error)")
         for output in [analyzed.error, replayed.error] {
