@@ -98,8 +98,7 @@ import Testing
 /// both are now errors naming the file (and line), exit 1, like the replay.
 @Suite struct AnalyzeInputTests {
     @Test func backwardTimeAndSingleSamplesAreRefusedLikeTheReplay() throws {
-        let directory = NSTemporaryDirectory() + "stepctl-analyze-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("stepctl-analyze")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let joined = directory + "/joined.csv"
         let rows = (0...200).map { "\(Double($0) * 0.025),0,0,1" } + (0...80).map { "\(Double($0) * 0.025),0.5,0,1" }
@@ -121,8 +120,7 @@ import Testing
 /// `stepctl analyze` and `stepd --simulate`, which read through one reader.
 @Suite struct AnalyzeBinaryInputTests {
     @Test func aBinaryFileIsCalledBinaryAndNotEchoed() throws {
-        let directory = NSTemporaryDirectory() + "stepctl-binary-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("stepctl-binary")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/photo.png"
         let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A, 0x41]
