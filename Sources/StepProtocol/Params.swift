@@ -246,6 +246,8 @@ public struct StepsCollectionParams: Sendable, Equatable {
 
 /// `activity.query`: activity segments overlapping a range.
 public struct ActivityQueryParams: Sendable, Equatable {
+    /// The longest range one `activity.query` covers.
+    public static let maximumSpanSeconds: Double = 31 * 86_400
     public var range: QueryRange
     public var timeZone: String?
 
@@ -257,7 +259,7 @@ public struct ActivityQueryParams: Sendable, Equatable {
     public init(json params: JSONValue?) throws(RPCError) {
         let method = RPCMethod.activityQuery.rawValue
         let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone"])
-        range = try QueryRange.read(reader, method: method, maxSpan: 31 * 86_400)
+        range = try QueryRange.read(reader, method: method, maxSpan: Self.maximumSpanSeconds)
         timeZone = try reader.timeZone()
     }
 }

@@ -261,7 +261,7 @@ struct ActivityCommand: ParsableCommand {
 
     func run() throws {
         // A bad --last is reported as that, whether or not the agent runs.
-        let range = history ? try TimeText.recent(last, examples: "1d or 6h") : nil
+        let range = history ? try TimeText.recent(last, examples: "1d or 6h", longest: ActivityQueryParams.maximumSpanSeconds) : nil
         let client = try connect(connection, root.connection)
         guard let range else {
             let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))

@@ -179,6 +179,18 @@ import Testing
         #expect(fits.error.contains("stepd is not running"), "\(fits.error)")
     }
 
+    /// Periods longer than one answer covers were refused by the agent as "range of 40 days is
+    /// too long; at most 31 days per request", after connecting; now before, naming --last.
+    @Test(arguments: [(["activity", "--history", "--last", "40d"], "--last 40d is longer than 31 days"),
+                      (["samples", "list", "--last", "4000d"], "--last 4000d is longer than 3660 days"),
+                      (["history", "--by", "day", "--last", "4000d"], "--last 4000d is longer than 3660 days"),
+                      (["stats", "--last", "3660d"], "--last 3660d is longer than 3659 days")])
+    func periodsLongerThanOneAnswerNameLast(arguments: [String], message: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains(message + ", the longest period one answer covers"), "\(result.error)")
+    }
+
     @Test func withoutTheStrayOptionTheyConnect() throws {
         for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
                                                  "--sync-identifier", "a", "--sync-version", "2"]] {
