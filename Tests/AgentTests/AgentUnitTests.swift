@@ -247,6 +247,20 @@ import StepdModel
     }
 }
 
+@Suite struct ExitStatusTests {
+    /// The statuses stepd(8) says are not restarted are the unit's RestartPreventExitStatus=
+    /// (docs/operations.md: 64 and 78), so a usage error such as --replay-speed with a real
+    /// board stops the service instead of restarting it every few seconds.
+    @Test func theUnitPreventsRestartsForTheStatusesSaidNotToRestart() throws {
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let unit = try String(contentsOfFile: "/" + repository + "/systemd/stepd.service", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") })
+        let prevented = Set(line.dropFirst("RestartPreventExitStatus=".count).split(separator: " ").compactMap { Int32($0) })
+        let notRestarted = Set(AgentExitStatus.allCases.filter { $0.meaning.contains("Not restarted") }.map(\.rawValue))
+        #expect(prevented == notRestarted && prevented == [64, 78], "\(prevented) vs \(notRestarted)")
+    }
+}
+
 @Suite struct BuiltInBoardTests {
     /// Issue 12, defect 8: without --board or --simulate the agent must not fall back to the
     /// simulated sensor (it wrote fake steps into the real ledger as this device's).
