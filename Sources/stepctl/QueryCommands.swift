@@ -70,7 +70,7 @@ struct SelectionOptions: ParsableArguments {
 }
 
 struct TodayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "today", abstract: "Steps, distance, cadence and pace since local midnight.")
+    static let configuration = CommandConfiguration(commandName: "today", abstract: "Steps, distance, cadence and pace since midnight (the agent's, or in --tz).")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions

@@ -10,7 +10,8 @@ struct StepCtl: ParsableCommand {
         discussion: """
             The agent is reached through its Unix socket: --socket PATH (before or after the \
             subcommand), else $STEPD_SOCKET, else the per-user default, else /run/stepd/stepd.sock.
-            Every agent command prints a table, or one JSON object with --json.
+            Every agent command prints a table, or one JSON object with --json. Local days and \
+            times are the agent's (its time zone, as status names it) unless --tz names another.
             """,
         version: StepdVersion.current,
         subcommands: [
