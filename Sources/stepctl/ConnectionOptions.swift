@@ -70,6 +70,14 @@ struct CtlFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// A bad option value found once the command runs (a --last, a time): exit 64 like one found
+/// while parsing (it exited 1, like the agent refusing something), without the usage lines of
+/// the root command ArgumentParser prints for a ValidationError thrown from `run()`.
+struct UsageFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// Connects using the subcommand's `--socket`, else the root's, else the defaults (the user's
 /// socket, then the system one).
 func connect(_ local: ConnectionOptions, _ root: ConnectionOptions?) throws -> UnixSocketClient {

@@ -105,7 +105,7 @@ struct StepsCommand: ParsableCommand {
     func range(_ times: LocalTimes, now: Double) throws -> QueryRange {
         let start = try times.instant(from, option: "--from", now: now)
         let end = try times.instant(to, option: "--to", now: now)
-        guard end > start else { throw CtlFailure("--to must be after --from") }
+        guard end > start else { throw UsageFailure("--to must be after --from") }
         return .between(start: start, end: end)
     }
 
@@ -138,7 +138,7 @@ enum BucketUnit: String, ExpressibleByArgument, CaseIterable {
     func checkCount(_ buckets: Double, last: String) throws {
         guard buckets > Double(maxBucketsPerRequest) else { return }
         let wider = self == .minute ? "--by hour" : "--by day"
-        throw CtlFailure("--last \(last) by \(rawValue) is \(buckets < 1e15 ? String(Int(buckets)) : "too many") buckets; at most \(maxBucketsPerRequest) fit one answer: use \(wider) or a shorter --last")
+        throw UsageFailure("--last \(last) by \(rawValue) is \(buckets < 1e15 ? String(Int(buckets)) : "too many") buckets; at most \(maxBucketsPerRequest) fit one answer: use \(wider) or a shorter --last")
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import StepdModel
 
 /// The stepd client. Each concern adds its subcommands here.
@@ -24,4 +25,17 @@ struct StepCtl: ParsableCommand {
     /// Accepted before the subcommand (`stepctl --socket PATH status`); subcommands read it
     /// through `@ParentCommand`.
     @OptionGroup var connection: ConnectionOptions
+
+    /// ArgumentParser's own main, with `UsageFailure` exiting 64 (EX_USAGE).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as UsageFailure {
+            writeAll(STDERR_FILENO, "Error: \(failure)\n")
+            Glibc.exit(64)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

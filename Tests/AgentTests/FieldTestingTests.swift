@@ -141,8 +141,8 @@ import Testing
     }
 }
 
-/// Option combinations stepctl used to drop silently or send to the agent: refused as a bad
-/// command line (64) before connecting, here to a socket nobody serves.
+/// Option combinations and values stepctl used to drop silently or send to the agent: refused as
+/// a bad command line (64) before connecting, here to a socket nobody serves.
 @Suite struct StepctlUsageTests {
     let socket = NSTemporaryDirectory() + "stepctl-nobody-" + UUID().uuidString.prefix(8) + ".sock"
 
@@ -158,6 +158,11 @@ import Testing
         (["watch", "--update-on", "0"], "--update-on must be between 1 and 100000, got 0"),
         (["record", "--minutes", "241"], "--minutes must be 1 to 240, got 241"),
         (["history", "--tz", "Mars/Olympus"], "--tz Mars/Olympus: unknown time zone 'Mars/Olympus'"),
+        // Bad --last and times exited 1, as when the agent refuses a request.
+        (["history", "--last", "xyz"], "--last xyz: use a duration such as 7d, 12h or 90m"),
+        (["steps", "--from", "yesterday"], "--from yesterday: not a time"),
+        (["steps", "--from", "-1h", "--to", "-2h"], "--to must be after --from"),
+        (["samples", "add", "--source", "app:phone", "--start", "noon", "--steps", "1"], "--start noon: not a time"),
     ])
     func refusedBeforeConnecting(arguments: [String], message: String) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
@@ -165,14 +170,12 @@ import Testing
         #expect(result.error.contains(message), "\(result.error)")
     }
 
-    /// The same commands without the stray option get as far as connecting (and fail there).
     /// More buckets than one answer holds: the agent's "per request ... interval" named nothing
-    /// the user typed; refused before connecting, naming --last and --by (exit 1, like --last's
-    /// other refusals).
+    /// the user typed; refused before connecting, naming --last and --by.
     @Test(arguments: [["history", "--by", "minute", "--last", "7d"], ["stats", "--by", "minute", "--last", "7d"]])
     func tooManyBucketsNameTheOptions(arguments: [String]) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
-        #expect(result.status == 1, "\(result.error)")
+        #expect(result.status == 64, "\(result.error)")
         #expect(result.error.contains("--last 7d by minute is 1008"), "\(result.error)")
         #expect(result.error.contains("buckets; at most 10000 fit one answer: use --by hour or a shorter --last"), "\(result.error)")
         let fits = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments.dropLast() + ["6d"])
@@ -187,10 +190,11 @@ import Testing
                       (["stats", "--last", "3660d"], "--last 3660d is longer than 3659 days")])
     func periodsLongerThanOneAnswerNameLast(arguments: [String], message: String) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
-        #expect(result.status == 1, "\(result.error)")
+        #expect(result.status == 64, "\(result.error)")
         #expect(result.error.contains(message + ", the longest period one answer covers"), "\(result.error)")
     }
 
+    /// The same commands without the stray option get as far as connecting (and fail there).
     @Test func withoutTheStrayOptionTheyConnect() throws {
         for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
                                                  "--sync-identifier", "a", "--sync-version", "2"]] {

@@ -87,7 +87,7 @@ import Testing
 
         for (last, by) in [("36h", "day"), ("90m", "hour"), ("12h", "day")] {
             let refused = try stepctl(agent, ["stats", "--last", last, "--by", by])
-            #expect(refused.status == 1, "\(refused.output)")
+            #expect(refused.status == 64, "\(refused.output)")
             #expect(refused.error.contains("--last \(last) is not a whole number of \(by)s"), "\(refused.error)")
         }
         #expect(agent.terminate() == 0)
