@@ -216,8 +216,7 @@ public enum BoardLoader {
         }
         // Control bytes or invalid UTF-8: an image, a gzip, an executable. Quoting its first line
         // as "expected key = value, found '...'" wrote raw bytes to the terminal and the journal.
-        let control = bytes.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) || $0 == 0x7F }
-        guard !control, let text = String(validating: bytes, as: UTF8.self) else {
+        guard !TextBytes.isBinary(bytes), let text = String(validating: bytes, as: UTF8.self) else {
             throw BoardError(file: path, line: nil, key: nil, message: "binary data, not a board file: expected UTF-8 text of key = value lines (see boards/)")
         }
         return text

@@ -219,14 +219,7 @@ public enum RecordingReader {
     /// rather than quoted: quoting it wrote raw bytes, escape sequences included, to the terminal.
     static func headerError(_ line: ArraySlice<UInt8>, path: String) -> RecordingError? {
         if checkHeader(line) { return nil }
-        let content = line.last == 0x0D ? line.dropLast() : line
-        let control = content.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
-        // A line cut at maxHeaderBytes may end inside a character: only the bytes before count.
-        var whole = content
-        if content.count >= maxHeaderBytes, let lead = content.suffix(4).lastIndex(where: { $0 & 0xC0 != 0x80 }), content[lead] >= 0xC0 {
-            whole = content[..<lead]
-        }
-        if control || String(validating: whole, as: UTF8.self) == nil { return .notText(path: path) }
+        if TextBytes.isBinary(line, cut: line.count >= maxHeaderBytes) { return .notText(path: path) }
         return .badHeader(path: path, found: headerText(line))
     }
 
