@@ -156,9 +156,12 @@ public enum RecordingReader {
                 continue
             }
             if contentEnd == position { continue }   // blank line, e.g. a trailing newline
-            // Error messages quote the line, cut at 80 characters.
+            // Error messages quote the line, cut at 80 characters; binary bytes (a block of NULs
+            // a power cut left in a capture) are named, not written to the terminal.
             func quotedLine() -> Substring {
-                String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self).prefix(80)
+                let line = UnsafeBufferPointer(rebasing: buffer[position..<contentEnd])
+                if TextBytes.isBinary(line) { return "<binary data>" }
+                return String(decoding: line, as: UTF8.self).prefix(80)
             }
             var values = (0.0, 0.0, 0.0, 0.0)
             var cursor = position

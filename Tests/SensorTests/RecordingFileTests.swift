@@ -109,6 +109,18 @@ import Testing
         #expect(throws: RecordingError.badHeader(path: path, found: "x" + String(repeating: "é", count: 79))) { try RecordingReader.read(path: path) }
     }
 
+    /// A line of NULs in the middle (what a power cut can leave in a file being written) is
+    /// named by its line number as binary data, not quoted.
+    @Test func binaryLineInTheMiddleIsNamedNotQuoted() {
+        let path = temporaryPath("nul-line")
+        defer { unlink(path) }
+        write(Array("t,x,y,z\n0,0,0,1\n".utf8) + [UInt8](repeating: 0, count: 30) + Array("\n0.05,0,0,1\n".utf8), to: path)
+        #expect(throws: RecordingError.malformedLine(path: path, line: 3,
+                                                     detail: "field 1 ('t') is not a finite number in '<binary data>'; expected t,x,y,z")) {
+            try RecordingReader.read(path: path)
+        }
+    }
+
     /// A directory is called what the system says, not a corrupt gzip.
     @Test func aDirectoryIsNoRecording() {
         let path = temporaryPath("directory")
