@@ -182,9 +182,8 @@ struct HistoryCommand: ParsableCommand {
             params.anchor = page.anchor
         }
         if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
-        // Without --tz the buckets follow the agent's calendar: show them in its zone, or a day
-        // starting at the agent's midnight is labelled with the day before in a zone west of it.
-        let shown = times
+        // Without --tz the buckets follow the agent's calendar and are labelled in its zone
+        // (`times`), or a day from the agent's midnight reads as the day before west of it.
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
@@ -192,7 +191,7 @@ struct HistoryCommand: ParsableCommand {
         for bucket in buckets {
             total += bucket.steps
             if bucket.steps == 0 && !all { continue }
-            let start = shown.text(bucket.start, style)
+            let start = times.text(bucket.start, style)
             if let sources = bucket.bySource {
                 for source in sources {
                     table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])
@@ -202,7 +201,7 @@ struct HistoryCommand: ParsableCommand {
             }
         }
         print(table.render())
-        print("total \(total) steps since \(shown.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
+        print("total \(total) steps since \(times.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
     }
 }
 
