@@ -13,8 +13,9 @@ struct StepCtl: ParsableCommand {
             subcommand), else $STEPD_SOCKET, else the per-user default, else /run/stepd/stepd.sock.
             Every agent command prints a table, or one JSON object with --json. Local days and \
             times are the agent's (its time zone, as status names it) unless --tz names another. \
-            Exit status: 0 done, 64 a bad command line (refused before connecting), 1 the agent \
-            could not be reached or refused the request (ledger verify: 1 not clean, 2 unreadable).
+            Exit status: 0 done, 64 a bad command line (refused before connecting), 1 any other \
+            failure: the agent unreachable or refusing the request, a file unreadable (ledger \
+            verify: 1 not clean, 2 unreadable).
             """,
         version: StepdVersion.current,
         subcommands: [
