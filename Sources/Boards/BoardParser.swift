@@ -214,8 +214,10 @@ public enum BoardLoader {
                 throw BoardError(file: path, line: nil, key: nil, message: "larger than \(maxSize / 1024) KiB: not a board file")
             }
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw BoardError(file: path, line: nil, key: nil, message: "not valid UTF-8 text")
+        // Control bytes or invalid UTF-8: an image, a gzip, an executable. Quoting its first line
+        // as "expected key = value, found '...'" wrote raw bytes to the terminal and the journal.
+        guard !TextBytes.isBinary(bytes), let text = String(validating: bytes, as: UTF8.self) else {
+            throw BoardError(file: path, line: nil, key: nil, message: "binary data, not a board file: expected UTF-8 text of key = value lines (see boards/)")
         }
         return text
     }

@@ -10,6 +10,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
     case readFailed(path: String, detail: String)
     case writeFailed(path: String, detail: String)
     case badHeader(path: String, found: String)
+    case notText(path: String)
     case malformedLine(path: String, line: Int, detail: String)
     case empty(path: String)
     case tooShort(path: String)
@@ -24,6 +25,8 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
             return "\(path): write failed: \(detail)"
         case let .badHeader(path, found):
             return "\(path):1: expected the header 't,x,y,z' (seconds and g), found '\(found)'"
+        case let .notText(path):
+            return "\(path): binary data, not a recording: expected text (plain or gzip) starting with the header 't,x,y,z' (seconds and g)"
         case let .malformedLine(path, line, detail):
             return "\(path):\(line): \(detail)"
         case let .empty(path):
@@ -41,9 +44,7 @@ public enum RecordingReader {
     public static func read(path: String) throws(RecordingError) -> [AccelSample] {
         // The header is checked as soon as it has been read: a file that is no recording (a
         // video, /dev/zero) is refused after its first chunk instead of being read whole.
-        let bytes = try readAllBytes(path: path, checkingFirstLine: { firstLine in
-            checkHeader(firstLine) ? nil : .badHeader(path: path, found: headerText(firstLine))
-        })
+        let bytes = try readAllBytes(path: path, checkingFirstLine: { firstLine in headerError(firstLine, path: path) })
         return try parse(bytes, path: path)
     }
 
@@ -150,14 +151,17 @@ public enum RecordingReader {
             defer { position = lineEnd + 1 }
             if !sawHeader {
                 let line = Array(UnsafeBufferPointer(rebasing: buffer[position..<lineEnd]))[...]
-                guard checkHeader(line) else { return .failure(.badHeader(path: path, found: headerText(line))) }
+                if let error = headerError(line, path: path) { return .failure(error) }
                 sawHeader = true
                 continue
             }
             if contentEnd == position { continue }   // blank line, e.g. a trailing newline
-            // Error messages quote the line, cut at 80 characters.
+            // Error messages quote the line, cut at 80 characters; binary bytes (a block of NULs
+            // a power cut left in a capture) are named, not written to the terminal.
             func quotedLine() -> Substring {
-                String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<contentEnd]), as: UTF8.self).prefix(80)
+                let line = UnsafeBufferPointer(rebasing: buffer[position..<contentEnd])
+                if TextBytes.isBinary(line) { return "<binary data>" }
+                return String(decoding: line, as: UTF8.self).prefix(80)
             }
             var values = (0.0, 0.0, 0.0, 0.0)
             var cursor = position
@@ -211,6 +215,15 @@ public enum RecordingReader {
         let content = line.last == 0x0D ? line.dropLast() : line
         let header = String(decoding: content, as: UTF8.self)
         return header.hasPrefix("\u{FEFF}") ? String(header.dropFirst()) : header
+    }
+
+    /// Why `line` is no `t,x,y,z` header, nil when it is one. A first line that is no text
+    /// (control bytes, invalid UTF-8: an image, an executable, /dev/urandom) is called binary
+    /// rather than quoted: quoting it wrote raw bytes, escape sequences included, to the terminal.
+    static func headerError(_ line: ArraySlice<UInt8>, path: String) -> RecordingError? {
+        if checkHeader(line) { return nil }
+        if TextBytes.isBinary(line, cut: line.count >= maxHeaderBytes) { return .notText(path: path) }
+        return .badHeader(path: path, found: headerText(line))
     }
 
     /// The header line as errors quote it, cut at 80 characters.

@@ -198,6 +198,7 @@ public final class SensorSupervisor {
             && (driver?.descriptor.dataReadySignal == .fifoWatermark || now - (lastBurstTime ?? -Double.infinity) >= interval * 0.9)
         guard now >= due || burstByEdge else { return batch }
         let before = health(at: now)
+        let unconfigured = !configuredOnce
         switch phase {
         case .halted:
             break
@@ -209,7 +210,12 @@ public final class SensorSupervisor {
             batch = burst(now: now)
         }
         let after = health(at: now)
-        if after != before { note(.healthChanged, "sensor health \(before.rawValue) -> \(after.rawValue)", at: now, level: after == .ok ? .info : .warning) }
+        // A first configuration is no recovery from "lost" (the health before any chip answered):
+        // the "configured" line says it, and "sensor health lost -> ok" at every start read as a fault.
+        let firstStart = unconfigured && configuredOnce && after == .ok
+        if after != before && !firstStart {
+            note(.healthChanged, "sensor health \(before.rawValue) -> \(after.rawValue)", at: now, level: after == .ok ? .info : .warning)
+        }
         return batch
     }
 

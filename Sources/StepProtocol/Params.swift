@@ -246,6 +246,8 @@ public struct StepsCollectionParams: Sendable, Equatable {
 
 /// `activity.query`: activity segments overlapping a range.
 public struct ActivityQueryParams: Sendable, Equatable {
+    /// The longest range one `activity.query` covers.
+    public static let maximumSpanSeconds: Double = 31 * 86_400
     public var range: QueryRange
     public var timeZone: String?
 
@@ -257,13 +259,15 @@ public struct ActivityQueryParams: Sendable, Equatable {
     public init(json params: JSONValue?) throws(RPCError) {
         let method = RPCMethod.activityQuery.rawValue
         let reader = try ParamReader(params, method: method, allowed: QueryRange.fields + ["time_zone"])
-        range = try QueryRange.read(reader, method: method, maxSpan: 31 * 86_400)
+        range = try QueryRange.read(reader, method: method, maxSpan: Self.maximumSpanSeconds)
         timeZone = try reader.timeZone()
     }
 }
 
 /// `steps.subscribe`: a `steps.update` notification each `update_on` steps.
 public struct StepsSubscribeParams: Sendable, Equatable {
+    /// What `update_on` takes (stepctl watch --update-on checks the same before connecting).
+    public static let updateOnRange = 1...100_000
     public var updateOn: Int
     /// Count from this UTC time instead of from now (CMPedometer `startUpdates(from:)`): the
     /// steps already in the ledger since then are included and sent at once.
@@ -278,7 +282,7 @@ public struct StepsSubscribeParams: Sendable, Equatable {
 
     public init(json params: JSONValue?) throws(RPCError) {
         let reader = try ParamReader(params, method: RPCMethod.stepsSubscribe.rawValue, allowed: ["update_on", "from"])
-        updateOn = try reader.int("update_on", in: 1...100_000) ?? 1
+        updateOn = try reader.int("update_on", in: Self.updateOnRange) ?? 1
         from = try reader.timestamp("from")
     }
 
@@ -489,6 +493,8 @@ public struct SourcesPriorityParams: Sendable, Equatable {
 
 /// `ledger.export`: records after `anchor`, oldest first.
 public struct LedgerExportParams: Sendable, Equatable {
+    /// What `limit` takes (stepctl sync export --limit checks the same before connecting).
+    public static let limitRange = 1...10_000
     public var anchor: Int64
     public var limit: Int
 
@@ -500,7 +506,7 @@ public struct LedgerExportParams: Sendable, Equatable {
     public init(json params: JSONValue?) throws(RPCError) {
         let reader = try ParamReader(params, method: RPCMethod.ledgerExport.rawValue, allowed: ["anchor", "limit"])
         anchor = try reader.int64("anchor", in: 0...Int64.max) ?? 0
-        limit = try reader.int("limit", in: 1...10_000) ?? 1000
+        limit = try reader.int("limit", in: Self.limitRange) ?? 1000
     }
 
     public var json: JSONValue { ["anchor": .int64(anchor), "limit": .int(limit)] }
@@ -524,6 +530,8 @@ public struct LedgerAckParams: Sendable, Equatable {
 
 /// `recording.start`: raw accelerometer capture for field testers.
 public struct RecordingStartParams: Sendable, Equatable {
+    /// What `minutes` takes (stepctl record --minutes checks the same before connecting).
+    public static let minutesRange = 1...240
     public var minutes: Int
     public var label: String?
 
@@ -534,7 +542,7 @@ public struct RecordingStartParams: Sendable, Equatable {
 
     public init(json params: JSONValue?) throws(RPCError) {
         let reader = try ParamReader(params, method: RPCMethod.recordingStart.rawValue, allowed: ["minutes", "label"])
-        minutes = try reader.int("minutes", in: 1...240) ?? 10
+        minutes = try reader.int("minutes", in: Self.minutesRange) ?? 10
         label = try reader.identifier("label", maxLength: 48)
     }
 

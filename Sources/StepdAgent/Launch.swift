@@ -13,7 +13,7 @@ import StepdModel
 
 /// Exit statuses from sysexits.h, so a unit can tell a bad configuration (do not restart) from a
 /// crash (restart): the service file sets `RestartPreventExitStatus=64 78`.
-public enum AgentExitStatus: Int32, CaseIterable {
+public enum AgentExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
     case failure = 1
     case usage = 64
@@ -70,7 +70,7 @@ public enum AgentLauncher {
         case .success(let made): plan = made
         case .failure(let problem):
             logger.error(problem.message)
-            return AgentExitStatus.configuration.rawValue
+            return problem.status.rawValue
         }
 
         // Before --check answers, so a group that does not exist fails the check (scripts/install
@@ -174,7 +174,12 @@ public enum AgentLauncher {
         return agent.run()
     }
 
-    struct PlanProblem: Error { let message: String }
+    /// Why no sensor plan could be made: a bad board file or recording (78), or a flag that
+    /// does not fit the board (64: the command line is what to change, as for any bad flag).
+    struct PlanProblem: Error {
+        let message: String
+        var status: AgentExitStatus = .configuration
+    }
 
     /// The board used when neither --board nor --simulate is given (scripts/install puts it there).
     public static let defaultBoardPath = "/etc/stepd/board.toml"
@@ -274,14 +279,17 @@ public enum AgentLauncher {
                 settings: simulated, clockErrorPercent: options.sensorClockError ?? 0,
                 clockDriftPercentPerMinute: options.sensorClockDrift ?? 0))
         case .linux(let devicePath):
+            // Flags meant for an emulated chip: the command line is wrong, not the board (64).
+            let realSensor = "\(file ?? "the board") is a real sensor on \(devicePath)"
+            let remedy = "drop it, or pass --simulate builtin|RECORDING for a simulated sensor"
             if options.replaySpeed != nil {
-                return .failure(PlanProblem(message: "--replay-speed applies to simulated boards only; \(file ?? "the board") uses \(devicePath)"))
+                return .failure(PlanProblem(message: "--replay-speed applies to simulated sensors only: \(realSensor), which runs in real time; \(remedy)", status: .usage))
             }
             if faults != nil {
-                return .failure(PlanProblem(message: "--inject-faults works only with a simulated board"))
+                return .failure(PlanProblem(message: "--inject-faults works only with a simulated sensor: \(realSensor); \(remedy)", status: .usage))
             }
             if options.sensorClockError != nil || options.sensorClockDrift != nil {
-                return .failure(PlanProblem(message: "--sensor-clock-error and --sensor-clock-drift work only with a simulated board: a real chip has its own clock"))
+                return .failure(PlanProblem(message: "--sensor-clock-error and --sensor-clock-drift work only with a simulated sensor: \(realSensor), which has its own clock; \(remedy)", status: .usage))
             }
             return .success(SensorPlan(
                 boardName: board.name, boardFile: file,

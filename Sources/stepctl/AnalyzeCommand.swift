@@ -33,9 +33,9 @@ struct AnalyzeCommand: ParsableCommand {
     func run() throws {
         let configuration = MotionConfiguration(userHeight: height)
         var failures = 0
-        if !json {
-            emit(pad("file", 40) + pad("steps", 8) + pad("distance m", 12) + "activities")
-        }
+        // The table's header comes with its first row: a run whose every file was refused
+        // printed a header over nothing on standard output.
+        var headerDue = !json
         // The embedded walk first: it is what the agent replays when no recording is given.
         let sources: [String?] = (embedded ? [nil] : []) + files.map(Optional.some)
         for source in sources {
@@ -56,6 +56,10 @@ struct AnalyzeCommand: ParsableCommand {
             if json {
                 emit(analysis.jsonLine(file: file))
             } else {
+                if headerDue {
+                    emit(pad("file", 40) + pad("steps", 8) + pad("distance m", 12) + "activities")
+                    headerDue = false
+                }
                 let summary = analysis.activities.map {
                     "\($0.kind.rawValue)(\($0.confidence.rawValue)) \(seconds($0.start))-\(seconds($0.end))s"
                 }.joined(separator: ", ")

@@ -24,14 +24,56 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-/// `--json` and the time zone shared by agent commands.
+/// `--json`, shared by agent commands.
 struct OutputOptions: ParsableArguments {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 }
 
+/// The `--tz` forms, the same the agent takes for "time_zone".
+let zoneForms = "A name such as Europe/Berlin, UTC, or an offset such as +02:00."
+
+/// `--tz`, the same on every agent command that shows times: the zone named, else the agent's
+/// own (what its "today" and days follow), else this shell's when the agent names none. Showing
+/// the shell's zone by default put the agent's midnight at "18:00" the day before for a shell
+/// west of it, and `activity --history` or `samples list` disagreed with `history` on the days.
+struct ZoneOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Time zone of the days and times given and shown (default: the agent's). \(zoneForms)", valueName: "zone"))
+    var tz: String?
+
+    /// A zone that does not load is a bad command line, reported before connecting.
+    func validate() throws {
+        if let tz {
+            do { _ = try LocalTimes(tz: tz) } catch { throw ValidationError("\(error)") }
+        }
+    }
+
+    /// --tz's zone, else the zone the agent named (`status`'s or a collection's `time_zone`;
+    /// "local" is no name), else this shell's.
+    func times(agentZone: String?) throws -> LocalTimes {
+        if tz == nil, let agentZone, agentZone != "local", let agent = try? LocalTimes(tz: agentZone) { return agent }
+        return try LocalTimes(tz: tz)
+    }
+
+    /// `times(agentZone:)`, asking the agent's `status` for its zone when --tz was not given
+    /// (not for `json` output, which shows no local times).
+    func times(asking client: UnixSocketClient, json: Bool = false) throws -> LocalTimes {
+        guard tz == nil, !json else { return try LocalTimes(tz: tz) }
+        let (status, _) = try call(client, .status, as: StatusResult.init(json:))
+        return try times(agentZone: status.details?.timeZone)
+    }
+}
+
 /// The failure message stepctl prints (ArgumentParser adds "Error: " and exits 1).
 struct CtlFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A bad option value found once the command runs (a --last, a time): exit 64 like one found
+/// while parsing (it exited 1, like the agent refusing something), without the usage lines of
+/// the root command ArgumentParser prints for a ValidationError thrown from `run()`.
+struct UsageFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }

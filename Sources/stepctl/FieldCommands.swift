@@ -26,9 +26,13 @@ struct RecordCommand: ParsableCommand {
     var label: String?
     @Flag(help: "Stop the running recording instead of starting one.") var stop = false
     @Flag(help: "Wait until the recording has finished, then print its file.") var wait = false
+    @OptionGroup var zone: ZoneOptions
 
     func validate() throws {
-        if let minutes, !(1...240).contains(minutes) { throw ValidationError("--minutes must be 1 to 240") }
+        let range = RecordingStartParams.minutesRange
+        if let minutes, !range.contains(minutes) {
+            throw ValidationError("--minutes must be \(range.lowerBound) to \(range.upperBound), got \(minutes)")
+        }
         // These shape a recording that is starting; with --stop they were silently dropped.
         if stop {
             let given = [(minutes != nil, "--minutes"), (label != nil, "--label"), (wait, "--wait")].filter(\.0).map(\.1)
@@ -50,7 +54,7 @@ struct RecordCommand: ParsableCommand {
                                       as: RecordingStartResult.init(json:))
         if !wait {
             if output.json { return printJSON(raw) }
-            print("recording to \(started.file) until \(try LocalTimes(tz: nil).text(started.until, .timeSecond))")
+            print("recording to \(started.file) until \(try zone.times(asking: client).text(started.until, .timeSecond))")
             return
         }
         while true {

@@ -36,6 +36,14 @@ struct LocalTimes {
         if let seconds = Double(text), seconds >= 0, seconds.isFinite, !text.contains("-") { return seconds }
         return LocalTime.parseISO8601(text, zone: zone)
     }
+
+    /// `instant`, or an error naming the option and an example of what it takes.
+    func instant(_ text: String, option: String, now: Double) throws -> Double {
+        guard let seconds = instant(text, now: now) else {
+            throw UsageFailure("\(option) \(text): not a time; use e.g. 2026-05-01T08:00, -2h, now or UTC seconds")
+        }
+        return seconds
+    }
 }
 
 /// Durations and the clock, without Foundation.
@@ -60,12 +68,61 @@ enum TimeText {
     }
 
     /// The period from `last` (a `duration`) ago until now, for the `--last` options.
-    static func recent(_ last: String, examples: String) throws -> QueryRange {
-        guard let span = duration(last) else { throw CtlFailure("--last \(last): use a duration such as \(examples)") }
+    static func recent(_ last: String, examples: String, longest: Double = maxQuerySpanSeconds) throws -> QueryRange {
+        guard let span = duration(last) else { throw UsageFailure("--last \(last): use a duration such as \(examples)") }
+        try checkSpan(span, last: last, longest: longest, examples: examples)
         let end = now()
         // Otherwise the agent refuses a negative "start" the user never typed.
-        guard end - span >= 0 else { throw CtlFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)") }
+        guard end - span >= 0 else { throw UsageFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)") }
         return .between(start: end - span, end: end)
+    }
+
+    /// The agent refuses longer ranges ("range of 40 days is too long ... per request"), after
+    /// connecting and without naming --last.
+    static func checkSpan(_ span: Double, last: String, longest: Double, examples: String) throws {
+        guard span > longest else { return }
+        throw UsageFailure("--last \(last) is longer than \(DecimalText.shortest(longest / 86_400)) days, the longest period one answer covers; use a shorter duration such as \(examples)")
+    }
+
+    /// How many `unit` buckets `last` (a `duration`) is, for `stats`: a whole number, at least one.
+    static func wholeBuckets(_ last: String, of unit: BucketUnit) throws -> Int {
+        let examples = unit == .day ? "7d or 30d" : unit == .hour ? "12h or 2d" : "90m or 6h"
+        guard let span = duration(last) else { throw UsageFailure("--last \(last): use a duration such as \(examples)") }
+        // Whole local days may run an hour over N x 24 h (DST): a day's margin under the agent's limit.
+        try checkSpan(span, last: last, longest: maxQuerySpanSeconds - (unit == .day ? 86_400 : 0), examples: examples)
+        let buckets = span / unit.interval.nominalSeconds
+        guard buckets >= 1, buckets == buckets.rounded(), buckets <= Double(Int32.max) else {
+            throw UsageFailure("--last \(last) is not a whole number of \(unit.rawValue)s (stats averages whole \(unit.rawValue)s); use e.g. --last \(examples.prefix { $0 != " " })")
+        }
+        // Otherwise the agent refuses a negative "start" the user never typed.
+        guard now() - span - unit.interval.nominalSeconds >= 0 else {
+            throw UsageFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)")
+        }
+        return Int(buckets)
+    }
+
+    /// The `count` whole buckets before the one in progress at `now`, on the local calendar of
+    /// `zone` (days from midnight to midnight, 23 or 25 hours across a DST change; minutes and
+    /// hours of elapsed time from midnight, as the agent aligns its buckets).
+    static func lastWholeBuckets(_ count: Int, of unit: BucketUnit, zone: TimeZoneRule, now: Double, last: String) throws -> QueryRange {
+        let end = bucketStart(containing: now, of: unit, zone: zone)
+        let length = unit.interval.nominalSeconds
+        let start: Double
+        switch unit {
+        case .day: start = zone.utc(fromLocal: end + Double(zone.offset(at: end)) - Double(count) * length)
+        case .hour, .minute: start = end - Double(count) * length
+        }
+        guard start >= 0 else { throw UsageFailure("--last \(last): reaches back before 1970; use a shorter duration") }
+        return .between(start: start, end: end)
+    }
+
+    /// The start of the `unit` bucket holding `time`, as the agent lays buckets out by default:
+    /// local midnight in `zone`, then whole minutes or hours of elapsed time from it.
+    static func bucketStart(containing time: Double, of unit: BucketUnit, zone: TimeZoneRule) -> Double {
+        let midnight = zone.startOfLocalDay(containing: time)
+        guard unit != .day else { return midnight }
+        let length = unit.interval.nominalSeconds
+        return midnight + ((time - midnight) / length).rounded(.down) * length
     }
 
     static func span(_ seconds: Double) -> String {

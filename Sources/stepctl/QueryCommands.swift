@@ -12,13 +12,14 @@ struct StatusCommand: ParsableCommand {
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var zone: ZoneOptions
 
     func run() throws {
         let client = try connect(connection, root.connection)
         let (s, raw) = try call(client, .status, as: StatusResult.init(json:))
         if output.json { return printJSON(raw) }
         // The agent's times in the agent's zone, as today and history show them.
-        let times = try s.details?.timeZone.flatMap { try? LocalTimes(tz: $0) } ?? LocalTimes(tz: nil)
+        let times = try zone.times(agentZone: s.details?.timeZone)
         let address = s.sensor.address.map { "0x" + String($0, radix: 16) } ?? "-"
         var pairs: [(String, String)] = [
             ("agent", "stepd \(s.version), protocol \(stepdProtocolVersion), up \(TimeText.span(s.uptimeSeconds))"),
@@ -38,16 +39,6 @@ struct StatusCommand: ParsableCommand {
         pairs.append(("clients", String(s.clients)))
         printPairs(pairs)
     }
-}
-
-/// The zone to show the answer of a command whose --tz defaults to the agent's zone in: nil
-/// when --tz was given (or for --json), else the zone the agent names in `status`, so "today"
-/// shows as starting at 00:00 rather than at the agent's midnight in this shell's zone; nil when
-/// the agent names none (this shell's zone is then shown).
-func agentTimes(_ client: UnixSocketClient, tz: String?, json: Bool) throws -> LocalTimes? {
-    guard tz == nil, !json else { return nil }
-    let (status, _) = try call(client, .status, as: StatusResult.init(json:))
-    return status.details?.timeZone.flatMap { try? LocalTimes(tz: $0) }
 }
 
 /// Prints a steps.query result.
@@ -78,49 +69,55 @@ struct SelectionOptions: ParsableArguments {
     }
 }
 
-/// The `--tz` forms, the same the agent takes for "time_zone".
-let zoneForms = "A name such as Europe/Berlin, UTC, or an offset such as +02:00."
-
 struct TodayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "today", abstract: "Steps, distance, cadence and pace since local midnight.")
+    static let configuration = CommandConfiguration(commandName: "today", abstract: "Steps, distance, cadence and pace since midnight (the agent's, or in --tz).")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
-    @Option(help: ArgumentHelp("Time zone for \"today\" (default: the agent's) and the times shown. \(zoneForms)", valueName: "zone")) var tz: String?
+    @OptionGroup var zone: ZoneOptions
     @Flag(help: "Also list steps per source.") var bySource = false
     @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        let times = try LocalTimes(tz: tz)
         let client = try connect(connection, root.connection)
-        let params = StepsQueryParams(range: .today, timeZone: tz, bySource: bySource, selection: select.selection)
-        try printStepsResult(client, params, times: try agentTimes(client, tz: tz, json: output.json) ?? times, json: output.json)
+        // --tz is also the zone of "today" itself.
+        let params = StepsQueryParams(range: .today, timeZone: zone.tz, bySource: bySource, selection: select.selection)
+        let times = try zone.times(asking: client, json: output.json)
+        try printStepsResult(client, params, times: times, json: output.json)
     }
 }
 
 struct StepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps", abstract: "Steps, distance, cadence and pace between two times.",
-        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time), relative (-2h, -30m, -1d), now, or UTC seconds.")
+        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time in the --tz zone, else the agent's, as history's days), relative (-2h, -30m, -1d), now, or UTC seconds.")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
     @Option(parsing: .unconditional, help: ArgumentHelp("Start time.", valueName: "time")) var from: String
     @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var to: String = "now"
-    @Option(help: ArgumentHelp("Time zone of --from, --to and the times shown. \(zoneForms)", valueName: "zone")) var tz: String?
+    @OptionGroup var zone: ZoneOptions
     @Flag(help: "Also list steps per source.") var bySource = false
     @OptionGroup var select: SelectionOptions
 
+    func range(_ times: LocalTimes, now: Double) throws -> QueryRange {
+        let start = try times.instant(from, option: "--from", now: now)
+        let end = try times.instant(to, option: "--to", now: now)
+        guard end > start else { throw UsageFailure("--to must be after --from") }
+        return .between(start: start, end: end)
+    }
+
     func run() throws {
-        let times = try LocalTimes(tz: tz)
         let now = TimeText.now()
-        guard let start = times.instant(from, now: now) else { throw CtlFailure("--from \(from): not a time; use e.g. 2026-05-01T08:00, -2h or now") }
-        guard let end = times.instant(to, now: now) else { throw CtlFailure("--to \(to): not a time; use e.g. 2026-05-01T18:00, -1h or now") }
-        guard end > start else { throw CtlFailure("--to must be after --from") }
+        // Bad times are reported whether or not the agent runs; they are read in its zone below.
+        _ = try range(LocalTimes(tz: zone.tz), now: now)
         let client = try connect(connection, root.connection)
-        let params = StepsQueryParams(range: .between(start: start, end: end), timeZone: tz, bySource: bySource,
+        // Local times typed without a zone are the agent's, as the days `history` shows: in this
+        // shell's zone "2026-05-01" was another 24 hours than history's row for that day.
+        let times = try zone.times(asking: client)
+        let params = StepsQueryParams(range: try range(times, now: now), timeZone: zone.tz, bySource: bySource,
                                       selection: select.selection)
         try printStepsResult(client, params, times: times, json: output.json)
     }
@@ -135,6 +132,14 @@ enum BucketUnit: String, ExpressibleByArgument, CaseIterable {
         case .day: return BucketInterval(.days, 1)
         }
     }
+
+    /// Refuses `buckets` of this unit beyond what one answer holds, naming the options (the
+    /// agent's refusal spoke of "buckets per request" and "interval", which the user never typed).
+    func checkCount(_ buckets: Double, last: String) throws {
+        guard buckets > Double(maxBucketsPerRequest) else { return }
+        let wider = self == .minute ? "--by hour" : "--by day"
+        throw UsageFailure("--last \(last) by \(rawValue) is \(buckets < 1e15 ? String(Int(buckets)) : "too many") buckets; at most \(maxBucketsPerRequest) fit one answer: use \(wider) or a shorter --last")
+    }
 }
 
 struct HistoryCommand: ParsableCommand {
@@ -146,34 +151,39 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(help: "Bucket size.") var by: BucketUnit = .hour
     @Option(help: ArgumentHelp("How far back: 7d, 12h, 90m.", valueName: "duration")) var last: String = "1d"
-    @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's). \(zoneForms)", valueName: "zone")) var tz: String?
+    @OptionGroup var zone: ZoneOptions
     @Flag(help: "Split each bucket by source instead of merging sources.") var bySource = false
     @OptionGroup var select: SelectionOptions
     @Flag(help: "Also show empty buckets.") var all = false
 
     func run() throws {
-        let times = try LocalTimes(tz: tz)
-        let range = try TimeText.recent(last, examples: "7d, 12h or 90m")
+        guard case .between(let reached, let end) = try TimeText.recent(last, examples: "7d, 12h or 90m") else { return }
+        // The period seldom starts on a bucket boundary: one bucket more than it spans.
+        try by.checkCount(((end - reached) / by.interval.nominalSeconds).rounded(.up) + 1, last: last)
         let client = try connect(connection, root.connection)
-        var params = StepsCollectionParams(range: range, timeZone: tz, interval: by.interval, bySource: bySource,
-                                           selection: select.selection)
+        // From the start of the bucket --last reaches into: the first row counted only the part
+        // after "now minus --last" (from 15:28 of the day a week ago) under that whole day's label.
+        // The buckets follow --tz, else the agent's calendar.
+        let times = try zone.times(asking: client)
+        let start = TimeText.bucketStart(containing: reached, of: by, zone: times.zone)
+        var params = StepsCollectionParams(range: .between(start: start, end: end), timeZone: zone.tz, interval: by.interval,
+                                           bySource: bySource, selection: select.selection)
         // Long answers come in pages: ask again from next_start with the same anchor.
         var buckets: [CollectionBucket] = []
         var pages: [JSONValue] = []
-        var zone = "-"
+        var zoneName = "-"
         while true {
             let (page, raw) = try call(client, .stepsCollection, params.json, as: StepsCollectionResult.init(json:))
             buckets += page.buckets
             pages.append(raw)
-            zone = page.timeZone
+            zoneName = page.timeZone
             guard page.more, let next = page.nextStart, case .between(_, let end) = params.range else { break }
             params.range = .between(start: next, end: end)
             params.anchor = page.anchor
         }
         if output.json { return printJSON(joinedPages(pages, arrayKey: "buckets")) }
-        // Without --tz the buckets follow the agent's calendar: show them in its zone, or a day
-        // starting at the agent's midnight is labelled with the day before in a zone west of it.
-        let shown = tz == nil && zone != "local" ? ((try? LocalTimes(tz: zone)) ?? times) : times
+        // Without --tz the buckets follow the agent's calendar and are labelled in its zone
+        // (`times`), or a day from the agent's midnight reads as the day before west of it.
         let style: LocalTime.Style = by == .day ? .dateWeekday : .dateMinute
         var table = Table(bySource ? ["start", "source", "steps", "distance_m"] : ["start", "steps", "distance_m"],
                           numeric: bySource ? [2, 3] : [1, 2])
@@ -181,7 +191,7 @@ struct HistoryCommand: ParsableCommand {
         for bucket in buckets {
             total += bucket.steps
             if bucket.steps == 0 && !all { continue }
-            let start = shown.text(bucket.start, style)
+            let start = times.text(bucket.start, style)
             if let sources = bucket.bySource {
                 for source in sources {
                     table.add([start, source.source, String(source.steps), formatNumber(source.distanceMeters, digits: 0)])
@@ -191,36 +201,48 @@ struct HistoryCommand: ParsableCommand {
             }
         }
         print(table.render())
-        print("total \(total) steps over \(last) (time zone \(zone))")
+        print("total \(total) steps since \(times.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
     }
 }
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stats", abstract: "Sum, minimum, maximum and average steps per bucket (steps.statistics).")
+        commandName: "stats", abstract: "Sum, minimum, maximum and average steps per bucket (steps.statistics) over whole buckets.",
+        discussion: """
+            --last 7d means the 7 whole days before today (from local midnight to midnight, in the --tz \
+            zone, else the agent's): the day in progress is left out (`stepctl today` shows it), so the \
+            average, minimum and maximum are over whole days only. Likewise --by hour --last 12h is the \
+            12 whole hours before the current one. --last must be a whole number of --by buckets.
+            """)
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
     @Option(help: "Bucket size for min/max/avg.") var by: BucketUnit = .day
-    @Option(help: ArgumentHelp("How far back: 7d, 30d.", valueName: "duration")) var last: String = "7d"
-    @Option(help: ArgumentHelp("Time zone of the buckets (default: the agent's). \(zoneForms)", valueName: "zone")) var tz: String?
+    @Option(help: ArgumentHelp("How many whole buckets back: 7d, 30d, 12h (with --by hour).", valueName: "duration")) var last: String = "7d"
+    @OptionGroup var zone: ZoneOptions
     @OptionGroup var select: SelectionOptions
 
     func run() throws {
-        let times = try LocalTimes(tz: tz)
-        let range = try TimeText.recent(last, examples: "7d or 12h")
+        // A bad --last is reported as that, whether or not the agent runs.
+        let count = try TimeText.wholeBuckets(last, of: by)
+        try by.checkCount(Double(count), last: last)
         let client = try connect(connection, root.connection)
-        let params = StepsStatisticsParams(range: range, timeZone: tz, bucket: by.interval,
+        // The window's midnights are the shown zone's: --tz, else the agent's, whose days the
+        // buckets follow when the request names no zone.
+        let times = try zone.times(asking: client)
+        let range = try TimeText.lastWholeBuckets(count, of: by, zone: times.zone, now: TimeText.now(), last: last)
+        let params = StepsStatisticsParams(range: range, timeZone: zone.tz, bucket: by.interval,
                                            options: StatisticsOption.allCases, selection: select.selection)
         let (r, raw) = try call(client, .stepsStatistics, params.json, as: StepsStatisticsResult.init(json:))
         if output.json { return printJSON(raw) }
-        let shown = try agentTimes(client, tz: tz, json: false) ?? times
-        let count: (Int?) -> String = { $0.map(String.init) ?? "-" }
+        let number: (Int?) -> String = { $0.map(String.init) ?? "-" }
+        let unit = by.rawValue
+        let inProgress = by == .day ? "today" : "the current \(unit)"
         printPairs([
-            ("period", "\(shown.text(r.start)) - \(shown.text(r.end)) (\(r.buckets) \(by.rawValue)s)"),
-            ("sum", count(r.sum)), ("min per \(by.rawValue)", count(r.min)),
-            ("max per \(by.rawValue)", count(r.max)), ("avg per \(by.rawValue)", formatNumber(r.average)),
+            ("period", "\(times.text(r.start)) - \(times.text(r.end)) (\(r.buckets) whole \(unit)s; \(inProgress) not included)"),
+            ("sum", number(r.sum)), ("min per \(unit)", number(r.min)),
+            ("max per \(unit)", number(r.max)), ("avg per \(unit)", formatNumber(r.average)),
         ])
     }
 }
@@ -234,20 +256,22 @@ struct ActivityCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Flag(help: "List activity segments instead of the current activity.") var history = false
     @Option(help: ArgumentHelp("With --history: how far back (1d, 6h).", valueName: "duration")) var last: String = "1d"
+    @OptionGroup var zone: ZoneOptions
 
     func run() throws {
         // A bad --last is reported as that, whether or not the agent runs.
-        let range = history ? try TimeText.recent(last, examples: "1d or 6h") : nil
+        let range = history ? try TimeText.recent(last, examples: "1d or 6h", longest: ActivityQueryParams.maximumSpanSeconds) : nil
         let client = try connect(connection, root.connection)
-        let times = try LocalTimes(tz: nil)
         guard let range else {
             let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
             if output.json { return printJSON(raw) }
+            let times = try zone.times(asking: client)
             print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(times.text(r.start, .dateSecond))")
             return
         }
         let (r, raw) = try call(client, .activityQuery, .object(range.json), as: ActivityQueryResult.init(json:))
         if output.json { return printJSON(raw) }
+        let times = try zone.times(asking: client)
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])
         for segment in r.segments {
             table.add([times.text(segment.start, .monthDaySecond), times.text(segment.end, .monthDaySecond),

@@ -16,8 +16,9 @@ struct SamplesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "Source name kind:id (kind device, app or manual), e.g. app:phone; a bare name is app:<name>.") var source: String
-        @Option(parsing: .unconditional, help: ArgumentHelp("Start time (ISO-8601, -2h, UTC seconds).", valueName: "time")) var start: String
+        @Option(parsing: .unconditional, help: ArgumentHelp("Start time (ISO-8601, local in the --tz zone, else the agent's; -2h; UTC seconds).", valueName: "time")) var start: String
         @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var end: String = "now"
+        @OptionGroup var zone: ZoneOptions
         @Option(help: "Number of steps.") var steps: Int
         @Option(help: ArgumentHelp("Distance in metres.", valueName: "metres")) var distance: Double?
         @Flag(help: "Mark the sample as entered by the user.") var userEntered = false
@@ -39,14 +40,17 @@ struct SamplesCommand: ParsableCommand {
         }
 
         func run() throws {
-            let times = try LocalTimes(tz: nil)
             let now = TimeText.now()
-            guard let from = times.instant(start, now: now) else { throw CtlFailure("--start \(start): not a time") }
-            guard let to = times.instant(end, now: now) else { throw CtlFailure("--end \(end): not a time") }
+            // Bad times are reported whether or not the agent runs; read in its zone below.
+            _ = try LocalTimes(tz: zone.tz).instant(start, option: "--start", now: now)
+            _ = try LocalTimes(tz: zone.tz).instant(end, option: "--end", now: now)
+            let client = try connect(connection, root.connection)
+            let times = try zone.times(asking: client)
+            let from = try times.instant(start, option: "--start", now: now)
+            let to = try times.instant(end, option: "--end", now: now)
             let params = SamplesAddParams(SampleInput(source: source, start: from, end: to, steps: steps, distanceMeters: distance,
                                                       userEntered: userEntered, syncIdentifier: syncIdentifier,
                                                       syncVersion: syncVersion))
-            let client = try connect(connection, root.connection)
             let (r, raw) = try call(client, .samplesAdd, params.json, as: SamplesAddResult.init(json:))
             if output.json { return printJSON(raw) }
             for sample in r.samples { print("sample \(sample.id) \(sample.status.rawValue): \(steps) steps from \(source)") }
@@ -60,13 +64,14 @@ struct SamplesCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
         @Option(help: ArgumentHelp("How far back: 7d, 12h, 90m.", valueName: "duration")) var last: String = "1d"
+        @OptionGroup var zone: ZoneOptions
         @OptionGroup var select: SelectionOptions
 
         func run() throws {
             var params = SamplesListParams(range: try TimeText.recent(last, examples: "7d, 12h or 90m"), selection: select.selection,
                                            limit: SamplesListParams.maximumLimit)
             let client = try connect(connection, root.connection)
-            let times = try LocalTimes(tz: nil)
+            let times = try zone.times(asking: client, json: output.json)
             var table = Table(["id", "source", "start", "end", "steps", "distance_m", "utc_offset", "flags"], numeric: [4, 5, 6])
             var pages: [JSONValue] = []
             while true {
@@ -176,11 +181,21 @@ struct SyncCommand: ParsableCommand {
         @Option(help: "Export records after this anchor (0: from the beginning).") var anchor: Int64 = 0
         @Option(help: "Most records per page (1-10000).") var limit: Int = 1000
         @Flag(help: "Follow every page until nothing more is pending.") var all = false
+        @OptionGroup var zone: ZoneOptions
+
+        /// The agent refuses these too, but after connecting and with exit 1: a bad command line.
+        func validate() throws {
+            let range = LedgerExportParams.limitRange
+            guard range.contains(limit) else {
+                throw ValidationError("--limit must be between \(range.lowerBound) and \(range.upperBound), got \(limit)")
+            }
+            guard anchor >= 0 else { throw ValidationError("--anchor must be 0 or more (a next_anchor), got \(anchor)") }
+        }
 
         func run() throws {
             let client = try connect(connection, root.connection)
             var params = LedgerExportParams(anchor: anchor, limit: limit)
-            let times = try LocalTimes(tz: nil)
+            let times = try zone.times(asking: client, json: output.json)
             var table = Table(["anchor", "id", "source", "start", "end", "utc_offset", "steps", "distance_m", "flags"],
                               numeric: [0, 5, 6, 7])
             var last: LedgerExportResult?

@@ -12,13 +12,18 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
     @Option(help: "Report every N steps.") var updateOn: Int = 1
+    @OptionGroup var zone: ZoneOptions
 
     func validate() throws {
-        guard (1...100_000).contains(updateOn) else { throw ValidationError("--update-on must be between 1 and 100000") }
+        let range = StepsSubscribeParams.updateOnRange
+        guard range.contains(updateOn) else {
+            throw ValidationError("--update-on must be between \(range.lowerBound) and \(range.upperBound), got \(updateOn)")
+        }
     }
 
     func run() throws {
         let client = try connect(connection, root.connection)
+        let times = try zone.times(asking: client, json: output.json)
         let (current, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
         _ = try call(client, .stepsSubscribe, StepsSubscribeParams(updateOn: updateOn).json, as: SubscribeResult.init(json:))
         _ = try call(client, .activitySubscribe, as: SubscribeResult.init(json:))
@@ -28,7 +33,6 @@ struct WatchCommand: ParsableCommand {
             print("watching \(client.path): \(current.kind.rawValue) (\(current.confidence.rawValue)); Ctrl-C to stop")
         }
         fflush(nil)
-        let times = try LocalTimes(tz: nil)
         while true {
             let notification: RPCNotification?
             do {

@@ -343,6 +343,19 @@ import Testing
         }
     }
 
+    /// --replay-speed (and the other emulated-chip flags) with a real board: the flag is what is
+    /// wrong, so exit 64 (usage) with what to do, not 78 (a bad board file) as before.
+    @Test(arguments: [["--replay-speed", "2"], ["--inject-faults", "reset@20"], ["--sensor-clock-error", "2"]])
+    func simulatorFlagsWithARealBoardAreUsageErrors(flag: [String]) throws {
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let board = "/" + repository + "/boards/rpi4-lis3dh.toml"
+        let result = try runTool(AgentProcess.stepdPath, ["--board", board, "--check"] + flag)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("\(flag[0])"), "\(result.error)")
+        #expect(result.error.contains("\(board) is a real sensor on /dev/i2c-1"), "\(result.error)")
+        #expect(result.error.contains("--simulate builtin|RECORDING"), "\(result.error)")
+    }
+
     @Test func badFlagsExitWithUsageStatus() throws {
         let result = try runTool(AgentProcess.stepdPath, ["--replay-speed", "-3"])
         #expect(result.status == 64)

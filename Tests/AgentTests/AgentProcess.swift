@@ -134,3 +134,10 @@ func runTool(_ path: String, _ arguments: [String], in directory: String? = nil,
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
+
+/// A new empty folder under the temporary directory, named `prefix-XXXXXXXX`; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> String {
+    let directory = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString.prefix(8)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory
+}

@@ -232,6 +232,32 @@ import StepdModel
             let name = String(line.prefix { $0 != "{" && $0 != " " })
             #expect(lines.contains { $0.hasPrefix("# TYPE \(name) ") }, "no TYPE for \(name)")
         }
+        // "A documented example is a test": the metrics docs/operations.md lists are the ones written.
+        let written = Set(lines.filter { $0.hasPrefix("# TYPE ") }.map { String($0.split(separator: " ")[2]) })
+        #expect(written == documentedMetrics(), "written: \(written.sorted())")
+    }
+
+    /// The names in docs/operations.md's "Metrics:" list (`stepd_info{version,board,chip}`, ...).
+    func documentedMetrics() -> Set<String> {
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        guard let text = try? String(contentsOfFile: "/" + repository + "/docs/operations.md", encoding: .utf8),
+              let list = text.components(separatedBy: "Metrics:").dropFirst().first?.components(separatedBy: "\n\n").first else { return [] }
+        let items = list.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        return Set(items.filter { $0.hasPrefix("stepd_") }.map { String($0.prefix { $0 != "{" }) })
+    }
+}
+
+@Suite struct ExitStatusTests {
+    /// The statuses stepd(8) says are not restarted are the unit's RestartPreventExitStatus=
+    /// (docs/operations.md: 64 and 78), so a usage error such as --replay-speed with a real
+    /// board stops the service instead of restarting it every few seconds.
+    @Test func theUnitPreventsRestartsForTheStatusesSaidNotToRestart() throws {
+        let repository = String(#filePath.split(separator: "/").dropLast(3).joined(separator: "/"))
+        let unit = try String(contentsOfFile: "/" + repository + "/systemd/stepd.service", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") })
+        let prevented = Set(line.dropFirst("RestartPreventExitStatus=".count).split(separator: " ").compactMap { Int32($0) })
+        let notRestarted = Set(AgentExitStatus.allCases.filter { $0.meaning.contains("Not restarted") }.map(\.rawValue))
+        #expect(prevented == notRestarted && prevented == [64, 78], "\(prevented) vs \(notRestarted)")
     }
 }
 

@@ -98,8 +98,7 @@ import Testing
 /// both are now errors naming the file (and line), exit 1, like the replay.
 @Suite struct AnalyzeInputTests {
     @Test func backwardTimeAndSingleSamplesAreRefusedLikeTheReplay() throws {
-        let directory = NSTemporaryDirectory() + "stepctl-analyze-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("stepctl-analyze")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let joined = directory + "/joined.csv"
         let rows = (0...200).map { "\(Double($0) * 0.025),0,0,1" } + (0...80).map { "\(Double($0) * 0.025),0.5,0,1" }
@@ -116,8 +115,34 @@ import Testing
     }
 }
 
-/// Option combinations stepctl used to drop silently or send to the agent: refused as a bad
-/// command line (64) before connecting, here to a socket nobody serves.
+/// A binary file (here a tiny PNG-like header with an escape sequence and a NUL) was quoted in
+/// the error, raw bytes and terminal escapes included: now it is called binary, the same for
+/// `stepctl analyze` and `stepd --simulate`, which read through one reader.
+@Suite struct AnalyzeBinaryInputTests {
+    @Test func aBinaryFileIsCalledBinaryAndNotEchoed() throws {
+        let directory = try makeTemporaryDirectory("stepctl-binary")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/photo.png"
+        let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A, 0x41]
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let expected = file + ": binary data, not a recording: expected text (plain or gzip) starting with the header 't,x,y,z'"
+        let analyzed = try runTool(AgentProcess.stepctlPath, ["analyze", file])
+        #expect(analyzed.status == 1, "\(analyzed.output)")
+        #expect(analyzed.error.contains(expected), "\(analyzed.error)")
+        // Nothing was analyzed, so no table (its header stood over nothing).
+        #expect(analyzed.output.isEmpty, "\(analyzed.output)")
+        let withEmbedded = try runTool(AgentProcess.stepctlPath, ["analyze", file, "--embedded"])
+        #expect(withEmbedded.status == 1 && withEmbedded.output.hasPrefix("file ") && withEmbedded.output.contains("\nembedded "), "\(withEmbedded.output)")
+        let replayed = try runTool(AgentProcess.stepdPath, ["--simulate", file, "--check"])
+        #expect(replayed.status == 78 && replayed.error.contains(expected), "\(replayed.error)")
+        for output in [analyzed.error, replayed.error] {
+            #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{0}" || $0 == "\u{FFFD}" || $0 == "\u{1A}" }, "\(output.debugDescription)")
+        }
+    }
+}
+
+/// Option combinations and values stepctl used to drop silently or send to the agent: refused as
+/// a bad command line (64) before connecting, here to a socket nobody serves.
 @Suite struct StepctlUsageTests {
     let socket = NSTemporaryDirectory() + "stepctl-nobody-" + UUID().uuidString.prefix(8) + ".sock"
 
@@ -126,11 +151,47 @@ import Testing
         (["record", "--stop", "--label", "x", "--wait"], "--label, --wait apply to starting a recording, not to --stop"),
         (["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10", "--sync-version", "2"],
          "--sync-version needs --sync-identifier"),
+        // Exited 1 after asking the agent, which refused the value.
+        (["sync", "export", "--limit", "0"], "--limit must be between 1 and 10000, got 0"),
+        (["sync", "export", "--limit", "20000"], "--limit must be between 1 and 10000, got 20000"),
+        (["sync", "export", "--anchor=-5"], "--anchor must be 0 or more (a next_anchor), got -5"),
+        (["watch", "--update-on", "0"], "--update-on must be between 1 and 100000, got 0"),
+        (["record", "--minutes", "241"], "--minutes must be 1 to 240, got 241"),
+        (["history", "--tz", "Mars/Olympus"], "--tz Mars/Olympus: unknown time zone 'Mars/Olympus'"),
+        // Bad --last and times exited 1, as when the agent refuses a request.
+        (["history", "--last", "xyz"], "--last xyz: use a duration such as 7d, 12h or 90m"),
+        (["steps", "--from", "yesterday"], "--from yesterday: not a time"),
+        (["steps", "--from", "-1h", "--to", "-2h"], "--to must be after --from"),
+        (["samples", "add", "--source", "app:phone", "--start", "noon", "--steps", "1"], "--start noon: not a time"),
     ])
     func refusedBeforeConnecting(arguments: [String], message: String) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
         #expect(result.status == 64, "\(result.error)")
         #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    /// More buckets than one answer holds: the agent's "per request ... interval" named nothing
+    /// the user typed; refused before connecting, naming --last and --by.
+    @Test(arguments: [["history", "--by", "minute", "--last", "7d"], ["stats", "--by", "minute", "--last", "7d"]])
+    func tooManyBucketsNameTheOptions(arguments: [String]) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("--last 7d by minute is 1008"), "\(result.error)")
+        #expect(result.error.contains("buckets; at most 10000 fit one answer: use --by hour or a shorter --last"), "\(result.error)")
+        let fits = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments.dropLast() + ["6d"])
+        #expect(fits.error.contains("stepd is not running"), "\(fits.error)")
+    }
+
+    /// Periods longer than one answer covers were refused by the agent as "range of 40 days is
+    /// too long; at most 31 days per request", after connecting; now before, naming --last.
+    @Test(arguments: [(["activity", "--history", "--last", "40d"], "--last 40d is longer than 31 days"),
+                      (["samples", "list", "--last", "4000d"], "--last 4000d is longer than 3660 days"),
+                      (["history", "--by", "day", "--last", "4000d"], "--last 4000d is longer than 3660 days"),
+                      (["stats", "--last", "3660d"], "--last 3660d is longer than 3659 days")])
+    func periodsLongerThanOneAnswerNameLast(arguments: [String], message: String) throws {
+        let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains(message + ", the longest period one answer covers"), "\(result.error)")
     }
 
     /// The same commands without the stray option get as far as connecting (and fail there).

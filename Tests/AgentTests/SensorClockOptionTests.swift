@@ -35,6 +35,7 @@ import Testing
             Issue.record("a real board must refuse an emulated clock error")
             return
         }
-        #expect(problem.message.contains("work only with a simulated board"))
+        #expect(problem.message.contains("work only with a simulated sensor"))
+        #expect(problem.status == .usage)
     }
 }

@@ -61,9 +61,33 @@ final class NotifySocket {
         // READY means the sensor is configured and the socket listens: the sensor is not lost.
         #expect(messages[ready].contains("STATUS=sensor mpu6050 "), "READY came with \(messages[ready])")
         #expect(!messages[ready].contains(" lost,"), "READY came with \(messages[ready])")
+        // "A documented example is a test": the STATUS line docs/operations.md shows
+        // (`Status: "sensor mpu6050 ok, 4312 steps today, walking"`) has the agent's form.
+        let status = try #require(messages[ready].split(separator: "\n").first { $0.hasPrefix("STATUS=") }?.dropFirst(7))
+        #expect(Self.shape(String(status)) == Self.shape(try Self.documentedStatus()), "READY came with \(status)")
         // Pings only while the sampling path runs, which starts before READY is sent.
         #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 5, "pings: \(messages)")
         #expect(messages.contains { $0.hasPrefix("STATUS=") || $0.contains("\nSTATUS=") })
+    }
+
+    /// The `Status: "..."` example of docs/operations.md.
+    static func documentedStatus() throws -> String {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: repository.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        let line = try #require(text.components(separatedBy: "`Status: \"").dropFirst().first, "docs/operations.md shows no Status line")
+        return try #require(line.components(separatedBy: "\"`").first)
+    }
+
+    /// A STATUS line with its counts, health and activity replaced by placeholders.
+    static func shape(_ status: String) -> String {
+        let words = ["ok", "degraded", "lost", "stationary", "walking", "running", "automotive", "cycling", "unknown"]
+        return status.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            let bare = word.hasSuffix(",") ? word.dropLast() : word
+            let comma = word.hasSuffix(",") ? "," : ""
+            if !bare.isEmpty, bare.allSatisfy(\.isNumber) { return "N" + comma }
+            if words.contains(String(bare)) { return "W" + comma }
+            return String(word)
+        }.joined(separator: " ")
     }
 
     @Test func aStalledSamplingLoopStopsThePings() throws {

@@ -180,6 +180,22 @@ struct BoardTests {
         }
     }
 
+    /// A binary file was quoted ("expected key = value, found '\0\u{1}...'"), or called "not valid
+    /// UTF-8 text": both are now named binary, without echoing the bytes.
+    @Test(arguments: [[0x00, 0x01, 0x62, 0x69, 0x6E, 0x0A], [0x1F, 0x8B, 0x08, 0x00], [0x6E, 0x61, 0x6D, 0x65, 0xFF, 0x0A], [0x1B, 0x5B, 0x32, 0x4A]] as [[UInt8]])
+    func binaryFileIsNamedBinary(bytes: [UInt8]) throws {
+        let path = "/tmp/stepd-board-binary-\(getpid())-\(bytes[0]).toml"
+        let file = try #require(fopen(path, "w"))
+        fwrite(bytes, 1, bytes.count, file)
+        fclose(file)
+        defer { unlink(path) }
+        #expect {
+            _ = try BoardLoader.load(path: path)
+        } throws: { error in
+            "\(error)" == "\(path): binary data, not a board file: expected UTF-8 text of key = value lines (see boards/)"
+        }
+    }
+
     @Test func missingFile() {
         #expect {
             _ = try BoardLoader.load(path: "/nonexistent/board.toml")

@@ -55,6 +55,20 @@ struct FaultTests {
         #expect(!h.healthTrace.dropFirst().contains(.lost))
     }
 
+    /// Every start logged "sensor health lost -> ok" (lost being the health before any chip
+    /// answered), which a field tester reads as a fault; a real recovery is still logged.
+    @Test("a clean start logs the configuration, not a recovery from lost", arguments: [ChipModel.mpu6050, .lis3dh])
+    func cleanStartIsNoRecovery(model: ChipModel) throws {
+        var h = try Harness(model: model)
+        h.run(for: 5)
+        #expect(h.healthTrace == [.lost, .ok])
+        #expect(h.log.all.contains { $0.contains("sensor: ") && $0.contains("configured") }, "\(h.log.all)")
+        #expect(!h.log.all.contains { $0.contains("sensor health") }, "\(h.log.all)")
+        var storm = try Harness(model: model, faults: "nack@10.1x10")
+        storm.run(for: 60)
+        #expect(storm.log.all.contains { $0.hasSuffix("sensor: sensor health degraded -> lost") }, "\(storm.log.all)")
+    }
+
     @Test("a NACK storm marks the sensor lost, re-probes with backoff and recovers", arguments: [ChipModel.mpu6050, .lis3dh])
     func nackStorm(model: ChipModel) throws {
         // 4 NACKs end the burst retries; the other 6 meet re-probes 0.25, 0.5, 1, 2, 4, 8 s apart,

@@ -89,6 +89,38 @@ import Testing
         }
     }
 
+    /// A first line of control bytes or invalid UTF-8 is called binary instead of quoted; a text
+    /// line that is no header is still quoted, and a header cut inside a character at 4 KiB
+    /// is text.
+    @Test func binaryFirstLinesAreNotQuoted() throws {
+        let path = temporaryPath("binary")
+        defer { unlink(path) }
+        for content: [UInt8] in [[0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x0A], [0x41, 0xC3, 0x28, 0x0A], [0x1B, 0x5B, 0x6D, 0x0A]] {
+            write(content, to: path)
+            #expect(throws: RecordingError.notText(path: path)) { try RecordingReader.read(path: path) }
+        }
+        write(Array("time,ax,ay,az\n0,0,0,1\n".utf8), to: path)
+        #expect(throws: RecordingError.badHeader(path: path, found: "time,ax,ay,az")) { try RecordingReader.read(path: path) }
+        write(Array(String(repeating: "é", count: 5000).utf8).dropFirst(1).map { $0 }, to: path)
+        #expect(throws: RecordingError.notText(path: path)) { try RecordingReader.read(path: path) }
+        write(Array(String(repeating: "é", count: 5000).utf8), to: path)
+        #expect(throws: RecordingError.badHeader(path: path, found: String(repeating: "é", count: 80))) { try RecordingReader.read(path: path) }
+        write(Array(("x" + String(repeating: "é", count: 5000)).utf8), to: path)
+        #expect(throws: RecordingError.badHeader(path: path, found: "x" + String(repeating: "é", count: 79))) { try RecordingReader.read(path: path) }
+    }
+
+    /// A line of NULs in the middle (what a power cut can leave in a file being written) is
+    /// named by its line number as binary data, not quoted.
+    @Test func binaryLineInTheMiddleIsNamedNotQuoted() {
+        let path = temporaryPath("nul-line")
+        defer { unlink(path) }
+        write(Array("t,x,y,z\n0,0,0,1\n".utf8) + [UInt8](repeating: 0, count: 30) + Array("\n0.05,0,0,1\n".utf8), to: path)
+        #expect(throws: RecordingError.malformedLine(path: path, line: 3,
+                                                     detail: "field 1 ('t') is not a finite number in '<binary data>'; expected t,x,y,z")) {
+            try RecordingReader.read(path: path)
+        }
+    }
+
     /// A directory is called what the system says, not a corrupt gzip.
     @Test func aDirectoryIsNoRecording() {
         let path = temporaryPath("directory")
