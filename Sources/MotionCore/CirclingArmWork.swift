@@ -6,21 +6,21 @@
 /// all point the same way and their sum is as long as the sum of their lengths (rotation 1); a
 /// movement back and forth along a line, or a figure eight, sums to about 0. Real walks do trace
 /// loops (the body's fore-aft and vertical accelerations are out of phase at every step, the arm
-/// turns as it swings): the ~10 s mean reaches 0.73-0.76 (p95) in the wrist and phone walks'
-/// stepping windows (p99 0.77-0.85), so rotation alone does not separate them. But a walk's loops are upright, in
-/// the plane of the bounce, so |a| sees them and the movement across gravity stays about the |a|
-/// movement (`TurningArmWork`'s index, log10 of their ratio: p95 0.11-0.31 in the same windows),
-/// while circles on a plate held flat or tilted move mostly across gravity (index 0.45 median in
-/// the synthetic dishes). The two together: a mean rotation above `minRotation` with a mean index
-/// above `minTurning` occurs in 1 of the 13,444 stepping windows of the real walks (Bangle wrist,
-/// Oxford phones, ST clips; that one inside an Oxford run; where a chain waits to be confirmed the
-/// closest is 0.07 below a threshold) and in 91 % of the synthetic dishes' (docs/motion.md,
-/// "Circles across gravity (gate v2.16-C)"). Both
-/// are rotation invariant (cross products and norms in the sensor's own frame). While the mean
-/// says so, a chain waits and is credited back whole once the movement stops circling and it still
-/// keeps its rhythm; a run already credited goes on, and so does a chain within
-/// `StepGate.recentSeconds` of a walk (the hook in `StepGate.confirm`, as for `TurningArmWork`).
-/// Magnitude-only input carries no direction and clears the mean.
+/// turns as it swings): the ~10 s mean reaches 0.73-0.76 (p95) and 0.77-0.85 (p99) in the wrist
+/// and phone walks' stepping windows, so rotation alone does not separate them. But a walk's loops
+/// are upright, in the plane of the bounce, so |a| sees them and the movement across gravity
+/// stays about the |a| movement (`TurningArmWork`'s index, log10 of their ratio: p95 0.11-0.31 in
+/// the same windows), while circles on a plate held flat or tilted move mostly across gravity
+/// (index 0.45 median in the synthetic dishes). The two together: a mean rotation above
+/// `minRotation` with a mean index above `minTurning` occurs in 1 of the 13,444 stepping windows of
+/// the real walks (Bangle wrist, Oxford phones, ST clips; that one inside an Oxford run; where a
+/// chain waits to be confirmed the closest is 0.07 below a threshold) and in 91 % of the synthetic
+/// dishes' (docs/motion.md, "Circles across gravity (gate v2.16-C)"). Both are rotation invariant
+/// (cross products and norms in the sensor's own frame). While the mean says so, a chain waits and
+/// is credited back whole once the movement stops circling and it still keeps its rhythm; a run
+/// already credited goes on, and so does a chain within `StepGate.recentSeconds` of a walk (the
+/// hook in `StepGate.confirm`, as for `TurningArmWork`). Magnitude-only input carries no direction
+/// and clears the mean.
 struct CirclingArmWork: Sendable {
     /// Samples kept: one window (`WindowFeatures.windowLength`, 5 s at 25 Hz) and a few more.
     static let capacity = 128

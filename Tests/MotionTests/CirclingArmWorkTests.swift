@@ -56,7 +56,8 @@ import Testing
     /// below that rule's own ceiling); the samples as above from `start`, or none.
     private func steps(_ peaks: [Double], start: Double, turning: Double = 0.45, withSamples: Bool = true, rotated: Bool = false,
                        _ movement: @escaping (Double) -> Movement) -> Int {
-        creditedSteps(peaks, firstWindow: 1, sample: withSamples ? Self.samples(start: start, rotated: rotated, movement) : nil) { _ in
+        let sample = withSamples ? Self.samples(start: start, rotated: rotated, movement) : nil
+        return creditedSteps(peaks, firstWindow: 1, sample: sample) { _ in
             var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: Self.interval, dominantFrequency: 1 / Self.interval)
             window.strideCorrelation = 0.8
             window.verticalShare = 0.4
