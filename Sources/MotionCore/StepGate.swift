@@ -160,13 +160,16 @@ struct StepGate: Sendable {
     private(set) var turningArmWork = TurningArmWork()
     /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`, gate v2.15-A): the same wait.
     private(set) var upwardPeaks = UpwardPeaks()
+    /// Arm work that circles across gravity (`CirclingArmWork`, gate v2.16-C): the same wait.
+    private(set) var circling = CirclingArmWork()
     /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
     private(set) var impacts = MagnitudeImpacts()
 
-    /// One 25 Hz sample, for `UpwardPeaks` and `MagnitudeImpacts` (the engine, every sample,
+    /// One 25 Hz sample, for `UpwardPeaks`, `CirclingArmWork` and `MagnitudeImpacts` (the engine, every sample,
     /// before the window it closes).
     @inline(__always) mutating func noteSample(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
         upwardPeaks.push(x: x, y: y, z: z, magnitude: magnitude, at: t)
+        circling.push(x: x, y: y, z: z, magnitude: magnitude)
         impacts.push(magnitude)
     }
 
@@ -195,6 +198,7 @@ struct StepGate: Sendable {
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
         if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil) }
+        if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
         // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).
@@ -267,6 +271,7 @@ struct StepGate: Sendable {
         armWork.reset()
         turningArmWork.reset()
         upwardPeaks.reset()
+        circling.reset()
         impacts.reset()
     }
 
@@ -573,7 +578,8 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if (turningArmWork.holdsBack || upwardPeaks.holdsBack) && recentStepPeriod(at: pending[last]) == nil { return }
+        if (turningArmWork.holdsBack || upwardPeaks.holdsBack || circling.holdsBack(turning: turningArmWork))
+            && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.

@@ -40,12 +40,7 @@ struct UpwardPeaks: Sendable {
     /// (docs/motion.md, "Peaks that do not push up (gate v2.15-A)").
     static let floor = 0.2
 
-    private var xs: [Double]
-    private var ys: [Double]
-    private var zs: [Double]
-    private var magnitudes: [Double]
-    private var head = 0
-    private var count = 0
+    private var samples = SampleRing(capacity: capacity)
     private var newest = 0.0
     private var peaks: [Double]
     private var peakHead = 0
@@ -58,16 +53,11 @@ struct UpwardPeaks: Sendable {
     private(set) var windows = 0
 
     init() {
-        xs = [Double](repeating: 0, count: Self.capacity)
-        ys = xs
-        zs = xs
-        magnitudes = xs
         peaks = [Double](repeating: 0, count: Self.peakCapacity)
     }
 
     mutating func reset() {
-        head = 0
-        count = 0
+        samples.reset()
         peakHead = 0
         peakCount = 0
         lift = nil
@@ -76,12 +66,7 @@ struct UpwardPeaks: Sendable {
 
     /// One 25 Hz sample (g) at `t` (s).
     @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
-        xs[head] = x
-        ys[head] = y
-        zs[head] = z
-        magnitudes[head] = magnitude
-        head = head + 1 == Self.capacity ? 0 : head + 1
-        if count < Self.capacity { count += 1 }
+        samples.push(x: x, y: y, z: z, magnitude: magnitude)
         newest = t
     }
 
@@ -92,28 +77,12 @@ struct UpwardPeaks: Sendable {
         if peakCount < Self.peakCapacity { peakCount += 1 }
     }
 
-    /// The ring slot of the sample `back` samples before the newest.
-    @inline(__always) private func slot(_ back: Int) -> Int {
-        let i = head - 1 - back
-        return i < 0 ? i + Self.capacity : i
-    }
-
     /// The mean cosine, over the peaks of the last window, between the acceleration beyond the
     /// window's mean (gravity) at each peak's |a| maximum and gravity; nil without enough
     /// samples, peaks or gravity (a free fall).
     func windowLift() -> Double? {
-        guard count >= Self.span else { return nil }
-        var gx = 0.0, gy = 0.0, gz = 0.0
-        for back in 0..<Self.span {
-            let s = slot(back)
-            gx += xs[s]
-            gy += ys[s]
-            gz += zs[s]
-        }
-        let n = Double(Self.span)
-        gx /= n
-        gy /= n
-        gz /= n
+        guard samples.count >= Self.span else { return nil }
+        let (gx, gy, gz) = samples.mean(of: Self.span)
         let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
         guard norm > 0.3 else { return nil }
         let rate = MotionEngine.internalRate
@@ -128,9 +97,10 @@ struct UpwardPeaks: Sendable {
             // Peaks are offered in time order: the rest are older still.
             if last >= Self.span { break }
             guard first >= 0 else { continue }
-            var best = slot(first)
-            for back in first...last where magnitudes[slot(back)] > magnitudes[best] { best = slot(back) }
-            let dx = xs[best] - gx, dy = ys[best] - gy, dz = zs[best] - gz
+            var best = first
+            for back in first...last where samples.magnitude(back) > samples.magnitude(best) { best = back }
+            let peak = samples.sample(best)
+            let dx = peak.x - gx, dy = peak.y - gy, dz = peak.z - gz
             let size = (dx * dx + dy * dy + dz * dz).squareRoot()
             guard size > 0 else { continue }
             sum += (dx * gx + dy * gy + dz * gz) / (size * norm)

@@ -1,0 +1,107 @@
+/// Arm work that circles across gravity: scrubbing, wiping or stirring moves the hand round a loop
+/// that |a| barely sees, while a walk's movement goes back and forth and bounces along gravity.
+///
+/// Why: the acceleration of a hand moving round a circle turns with it, so over a cycle the cross
+/// products of consecutive movement vectors (the acceleration beyond the window's mean, gravity)
+/// all point the same way and their sum is as long as the sum of their lengths (rotation 1); a
+/// movement back and forth along a line, or a figure eight, sums to about 0. Real walks do trace
+/// loops (the body's fore-aft and vertical accelerations are out of phase at every step, the arm
+/// turns as it swings): the ~10 s mean reaches 0.73-0.76 (p95) and 0.77-0.85 (p99) in the wrist
+/// and phone walks' stepping windows, so rotation alone does not separate them. But a walk's loops
+/// are upright, in the plane of the bounce, so |a| sees them and the movement across gravity
+/// stays about the |a| movement (`TurningArmWork`'s index, log10 of their ratio: p95 0.11-0.31 in
+/// the same windows), while circles on a plate held flat or tilted move mostly across gravity
+/// (index 0.45 median in the synthetic dishes). The two together: a mean rotation above
+/// `minRotation` with a mean index above `minTurning` occurs in 1 of the 13,444 stepping windows of
+/// the real walks (Bangle wrist, Oxford phones, ST clips; that one inside an Oxford run; where a
+/// chain waits to be confirmed the closest is 0.07 below a threshold) and in 91 % of the synthetic
+/// dishes' (docs/motion.md, "Circles across gravity (gate v2.16-C)"). Both are rotation invariant
+/// (cross products and norms in the sensor's own frame). While the mean says so, a chain waits and
+/// is credited back whole once the movement stops circling and it still keeps its rhythm; a run
+/// already credited goes on, and so does a chain within `StepGate.recentSeconds` of a walk (the
+/// hook in `StepGate.confirm`, as for `TurningArmWork`). Magnitude-only input carries no direction
+/// and clears the mean.
+struct CirclingArmWork: Sendable {
+    /// Samples kept: one window (`WindowFeatures.windowLength`, 5 s at 25 Hz) and a few more.
+    static let capacity = 128
+    static let span = WindowFeatures.windowLength
+    /// About 10 s of windows, as `StepGate.verticalGain`.
+    static let gain = 0.1
+    /// Windows the mean needs before it judges (as `TurningArmWork.minWindows`).
+    static let minWindows = 10
+    /// The mean rotation above which the movement circles: the real walks' stepping windows reach
+    /// it (p99 0.77-0.85) only with an upright loop (index below `minTurning`). 0.45-0.6 give the
+    /// same real counts; 0.6 leaves half as many again of the synthetic dishes.
+    static let minRotation = 0.55
+    /// The mean `TurningArmWork` index (log10 of the movement across gravity over the |a|
+    /// movement) above which the circle lies across gravity: 0.3 keeps 0.07 more distance to the
+    /// Bangle wrist walks' closest stepping window but leaves the steep-plate dishes of seeds 2 and
+    /// 3 (781 and 838 instead of 233 and 260 false steps per hour); 0.15-0.25 give the same real counts.
+    static let minTurning = 0.25
+
+    private var samples = SampleRing(capacity: capacity)
+
+    /// The recent mean rotation; nil before a three-axis window, after a magnitude-only window and
+    /// after a gap.
+    private(set) var rotation: Double?
+    /// Windows in the mean since it was cleared.
+    private(set) var windows = 0
+
+    mutating func reset() {
+        samples.reset()
+        rotation = nil
+        windows = 0
+    }
+
+    /// One 25 Hz sample (g) and its |a|.
+    @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double) {
+        samples.push(x: x, y: y, z: z, magnitude: magnitude)
+    }
+
+    /// The last window's rotation: |sum of m(i) x m(i+1)| over the sum of their lengths, m the
+    /// movement (each sample averaged with its neighbours, so quantisation and noise at 25 Hz do
+    /// not add crossings of their own) less the window's mean; nil without a full window or any
+    /// movement.
+    func windowRotation() -> Double? {
+        guard samples.count >= Self.span else { return nil }
+        let (gx, gy, gz) = samples.mean(of: Self.span)
+        var sumX = 0.0, sumY = 0.0, sumZ = 0.0
+        var lengths = 0.0
+        var previous: (x: Double, y: Double, z: Double)?
+        // Oldest to newest, each sample with its two neighbours inside the window.
+        for back in stride(from: Self.span - 2, through: 1, by: -1) {
+            let a = samples.sample(back + 1), b = samples.sample(back), c = samples.sample(back - 1)
+            let m = (x: (a.x + b.x + c.x) / 3 - gx, y: (a.y + b.y + c.y) / 3 - gy, z: (a.z + b.z + c.z) / 3 - gz)
+            if let p = previous {
+                let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
+                sumX += cx
+                sumY += cy
+                sumZ += cz
+                lengths += (cx * cx + cy * cy + cz * cz).squareRoot()
+            }
+            previous = m
+        }
+        guard lengths > 0 else { return nil }
+        return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths
+    }
+
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
+    mutating func observe(threeAxis: Bool) {
+        guard threeAxis else {
+            rotation = nil
+            windows = 0
+            return
+        }
+        guard let value = windowRotation() else { return }
+        rotation = rotation.map { $0 + Self.gain * (value - $0) } ?? value
+        windows += 1
+    }
+
+    /// Whether a chain must wait: the recent movement circles, mostly across gravity (`turning`:
+    /// the gate's `TurningArmWork` mean, formed over the same windows).
+    func holdsBack(turning: TurningArmWork) -> Bool {
+        guard let rotation, windows >= Self.minWindows, let index = turning.hidden, turning.windows >= TurningArmWork.minWindows
+        else { return false }
+        return rotation > Self.minRotation && index > Self.minTurning
+    }
+}
