@@ -249,12 +249,13 @@ struct ActivityClassifier: Sendable {
         return level >= log10(swayLevel)
     }
 
-    /// Whether a window shows road vibration (`roadVibration`, `roadVertical`); magnitude-only
-    /// windows always do (`Window.road`).
-    static func isRoad(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+    /// Whether a window shows road vibration (`roadVibration`, raised on a noisy sensor by
+    /// `roadLevel`; `roadVertical`); magnitude-only windows always do (`Window.road`).
+    /// `noiseFloor` (g): the classifier's `noiseFloor`, 0 when unknown.
+    static func isRoad(_ values: [Double], magnitudeOnly: Bool, noiseFloor: Double = 0) -> Bool {
         guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values),
               let vertical = verticalShareFeature.value(in: values) else { return true }
-        return vibration >= log10(roadVibration) && vertical >= roadVertical
+        return vibration >= log10(roadLevel(noiseFloor: noiseFloor)) && vertical >= roadVertical
     }
 
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
@@ -298,7 +299,7 @@ struct ActivityClassifier: Sendable {
                             quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly),
-                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly))
+                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0))
         return decide(window, gait: Gait(gait))
     }
 

@@ -459,6 +459,19 @@ import Testing
         #expect(ActivityClassifier.isRoad(magnitude.values, magnitudeOnly: true))
     }
 
+    @Test func aRoadOnANoisySensorShakesAboveItsNoise() {
+        // 28 mg of vibration along gravity, the wrist rocking across it: a road on a quiet sensor
+        // (3 mg at rest), not on one whose rest shows 16 mg of noise (0.03 g of white noise per
+        // axis: a desk reads like that). 49 mg is a road on that sensor, and also where the
+        // "floor" is a moving car's own vibration (49 mg; the floor counts up to 15 mg).
+        let road = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        #expect(ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.003))
+        #expect(!ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.016))
+        let rough = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.07 * sin(2 * .pi * 11 * t)) }
+        #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.016))
+        #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.049))
+    }
+
     @Test func magnitudeOnlyInputIsNeverStill() {
         let rest = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(rest.magnitudeOnly)
