@@ -14,6 +14,8 @@ import StepdModel
 ///   (see `isRunning`).
 /// - A window that barely moves (see `isStill`) is stationary when the model's lead is other
 ///   movement or automotive: neither shows no vibration and no turn of the gravity direction.
+/// - A window held steadily in a hand (see `isSteadyHand`) is stationary where the model's lead
+///   is unknown.
 /// - Walking and running need steps (see `hasSteps`): outside a vehicle the state does not
 ///   become walking or running while the step gate has neither a confirmed run nor a credited
 ///   step within `steplessSeconds`, whatever the model leads with.
@@ -55,6 +57,8 @@ struct ActivityClassifier: Sendable {
         /// The device vibrates along gravity as a road shakes a car (`isRoad`); magnitude-only
         /// windows cannot tell and count as road.
         var road = true
+        /// A device held steadily in a hand (`isSteadyHand`).
+        var steadyHand = false
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -173,9 +177,9 @@ struct ActivityClassifier: Sendable {
 
     private static let deviationFeature = NamedFeature("magnitude_std_log")
     private static let stepRateFeature = NamedFeature("peak_rate")
-    private static let vibrationFeature = NamedFeature("vibration_log")
-    private static let gravityMoveFeature = NamedFeature("gravity_move")
-    private static let orientationSpreadFeature = NamedFeature("orientation_spread")
+    static let vibrationFeature = NamedFeature("vibration_log")
+    static let gravityMoveFeature = NamedFeature("gravity_move")
+    static let orientationSpreadFeature = NamedFeature("orientation_spread")
     private static let horizontalFeature = NamedFeature("horizontal_rms_log")
     private static let verticalShareFeature = NamedFeature("vertical_share")
 
@@ -249,12 +253,13 @@ struct ActivityClassifier: Sendable {
         return level >= log10(swayLevel)
     }
 
-    /// Whether a window shows road vibration (`roadVibration`, `roadVertical`); magnitude-only
-    /// windows always do (`Window.road`).
-    static func isRoad(_ values: [Double], magnitudeOnly: Bool) -> Bool {
+    /// Whether a window shows road vibration (`roadVibration`, raised on a noisy sensor by
+    /// `roadLevel`; `roadVertical`); magnitude-only windows always do (`Window.road`).
+    /// `noiseFloor` (g): the classifier's `noiseFloor`, 0 when unknown.
+    static func isRoad(_ values: [Double], magnitudeOnly: Bool, noiseFloor: Double = 0) -> Bool {
         guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values),
               let vertical = verticalShareFeature.value(in: values) else { return true }
-        return vibration >= log10(roadVibration) && vertical >= roadVertical
+        return vibration >= log10(roadLevel(noiseFloor: noiseFloor)) && vertical >= roadVertical
     }
 
     /// Whether a three-axis window's gravity direction holds (`stillAngle`).
@@ -298,7 +303,8 @@ struct ActivityClassifier: Sendable {
                             quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly),
-                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly))
+                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
+                            steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly))
         return decide(window, gait: Gait(gait))
     }
 
@@ -348,7 +354,8 @@ struct ActivityClassifier: Sendable {
         var best = 0
         for k in 1..<smoothed.count where smoothed[k] > smoothed[best] { best = k }
         var p = smoothed[best]
-        if window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive) {
+        if (window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive))
+            || (window.steadyHand && MotionModel.classes[best] == .unknown) {
             best = stationaryIndex
             p = max(smoothed[best], 0.55)
         } else if window.running && best == walkingIndex {

@@ -18,6 +18,7 @@ import Testing
         /// `runStart`: the step gate's confirmed run (a step in each window) started then; nil: no
         /// steps. By default walking and running windows have a run from the first of them.
         mutating func feed(_ kind: ActivityKind, windows: Int, magnitudeOnly: Bool = false, still: Bool = false, running: Bool = false,
+                           steadyHand: Bool = false,
                            quietTurnEvery: Int = 0, wideTurnEvery: Int = 0, swayEvery: Int = 1, roadEvery: Int = 1,
                            runStart: Double?? = .none) {
             let gaitStart: Double? = switch runStart {
@@ -31,7 +32,7 @@ import Testing
                 let wideTurn = wideTurnEvery > 0 && i % wideTurnEvery == 0
                 let window = ActivityClassifier.Window(end: end, magnitudeOnly: magnitudeOnly, still: still, running: running,
                                                        quietTurn: quietTurn, wideTurn: wideTurn, sway: i % swayEvery == 0,
-                                                       road: i % roadEvery == 0)
+                                                       road: i % roadEvery == 0, steadyHand: steadyHand)
                 let gait = gaitStart.map { ActivityClassifier.Gait(walking: true, runStart: $0, lastStep: end - 0.5) }
                     ?? ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
                 if let change = classifier.feed(probabilities: probabilities, window: window, gait: gait) {
@@ -320,6 +321,23 @@ import Testing
         #expect(drive.state.kind == .automotive)
     }
 
+    @Test func aSteadilyHeldDeviceIsStationaryWhereTheModelIsUnsure() {
+        // A hand holding a phone (`isSteadyHand`): the model leads with unknown, the state is
+        // stationary after the three windows stationary needs, from the first of them.
+        var held = Run()
+        held.feed(.unknown, windows: 3, steadyHand: true)
+        #expect(held.state.kind == .stationary)
+        #expect(held.state.start == 2.5)
+        // Unknown without the steady hand stays unknown.
+        var moving = Run()
+        moving.feed(.unknown, windows: 10)
+        #expect(moving.state.kind == .unknown)
+        // An automotive lead is the model's: a car on a smooth road is as steady.
+        var drive = Run()
+        drive.feed(.automotive, windows: 30, steadyHand: true)
+        #expect(drive.state.kind == .automotive)
+    }
+
     @Test func theLastAutomotiveWindowIsRemembered() {
         // The step gate asks more of a rhythm right after a drive (`StepGate.afterDrive`).
         var run = Run()
@@ -457,6 +475,37 @@ import Testing
         #expect(!ActivityClassifier.isRoad(quiet.values, magnitudeOnly: false))
         let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5 * t), 0, 0) }
         #expect(ActivityClassifier.isRoad(magnitude.values, magnitudeOnly: true))
+    }
+
+    @Test func aRoadOnANoisySensorShakesAboveItsNoise() {
+        // 28 mg of vibration along gravity, the wrist rocking across it: a road on a quiet sensor
+        // (3 mg at rest), not on one whose rest shows 16 mg of noise (0.03 g of white noise per
+        // axis: a desk reads like that). 49 mg is a road on that sensor, and also where the
+        // "floor" is a moving car's own vibration (49 mg; the floor counts up to 15 mg).
+        let road = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        #expect(ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.003))
+        #expect(!ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.016))
+        let rough = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.07 * sin(2 * .pi * 11 * t)) }
+        #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.016))
+        #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.049))
+    }
+
+    @Test func aHandHoldingADeviceIsASteadyHandButNotStill() {
+        // 13 mg of tremor with the direction wandering by about 0.07 rad: held steadily, not at
+        // rest (`isStill` wants 10 mg and 0.05 rad).
+        let held = window(seconds: 8) { t in
+            let angle = 0.07 * sin(2 * .pi * t / 4)
+            return (sin(angle) + 0.01 * sin(2 * .pi * 9.1 * t), 0.008 * sin(2 * .pi * 7.7 * t), cos(angle) + 0.018 * sin(2 * .pi * 8.3 * t))
+        }
+        #expect(ActivityClassifier.isSteadyHand(held.values, magnitudeOnly: false))
+        #expect(!isStill(held))
+        // A wrist turning by 0.2 rad, a road's 28 mg, |a| alone: none is.
+        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        #expect(!ActivityClassifier.isSteadyHand(turning.values, magnitudeOnly: false))
+        let road = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        #expect(!ActivityClassifier.isSteadyHand(road.values, magnitudeOnly: false))
+        let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        #expect(!ActivityClassifier.isSteadyHand(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func magnitudeOnlyInputIsNeverStill() {

@@ -108,7 +108,13 @@ private struct Noise {
             // Broadband road noise plus the odd bump, decaying.
             bump *= 0.9
             if noise.next() > 0.995 { bump = 0.15 * noise.next() }
-            let v = 0.03 * noise.next() + 0.015 * sin(2 * Double.pi * 11 * t) + bump
+            // Rough and smooth stretches (the road's vibration swelling and fading over a
+            // minute, 0.4-1.6 times): the real drives' windows vibrate at 12-13 / 27-39 / 55-84 mg
+            // (10th / 50th / 90th percentile), never at one level. A road as steady as a sensor's
+            // noise, in a car the device never saw at rest, is a noisy sensor's reading
+            // (`ActivityClassifier.roadLevel`).
+            let roughness = 1 + 0.6 * sin(2 * Double.pi * t / 60)
+            let v = roughness * (0.03 * noise.next() + 0.015 * sin(2 * Double.pi * 11 * t)) + bump
             // A turn every 45 s (8 s of 0.15 g sideways) and braking every 70 s (5 s of 0.1 g):
             // without them a steady vibration is also what a 30 mg-noise sensor at rest reads
             // (`ActivityClassifier.noiseFloorMargin`).
