@@ -123,6 +123,8 @@ import Testing
         #expect(report["steps"]?.intValue == counted, "ledger \(verify.output) vs counted \(counted)")
         #expect(report["corrupt"]?.intValue == 0)
         #expect(report["duplicates"]?.intValue == 0)
+        // "deleted" (a count here, a boolean on exported records) has its consistent name beside it.
+        #expect(report["deleted_count"]?.intValue == 0 && report["deleted"]?.intValue == 0, "\(verify.output)")
     }
 
     @Test func injectedResetOverflowAndVanishAreRecovered() throws {
