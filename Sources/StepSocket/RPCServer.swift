@@ -38,9 +38,16 @@ public final class RPCServer {
                 logger.debug("client \(id) connected (pid \(peer.pid), uid \(peer.uid))")
             case .line(let id, let bytes):
                 apply(dispatcher.receive(bytes, from: id, unreadAnswerBytes: socket.queuedBytes(of: id), now: now))
-            case .disconnected(let id, let reason):
+            case .disconnected(let id, let reason, let byServer):
                 dispatcher.disconnected(id)
-                logger.debug("client \(id) disconnected: \(reason)")
+                // A client the agent cut off (at the default info level a tester saw nothing of a
+                // `watch` that stopped reading and lost its updates) is worth a line; clients come
+                // and go all the time, which is not.
+                if byServer {
+                    logger.notice("client \(id) disconnected by the agent: \(reason)")
+                } else {
+                    logger.debug("client \(id) disconnected: \(reason)")
+                }
             }
         }
         // Held requests of clients that have read their earlier answers.

@@ -38,7 +38,9 @@ public typealias ClientID = Int
 public enum SocketEvent: Sendable, Equatable {
     case connected(ClientID, RPCPeer)
     case line(ClientID, [UInt8])
-    case disconnected(ClientID, String)
+    /// `byServer`: the agent cut the connection (a slow reader, an overlong line), which the
+    /// client did not ask for and the log says at notice level; else the client went away.
+    case disconnected(ClientID, String, byServer: Bool)
 }
 
 /// The peer of a connection, from SO_PEERCRED: the same credentials the service sees as the caller.
@@ -212,7 +214,7 @@ public final class UnixSocketServer {
             guard let id = connectionByFD[entry.fd], let connection = connections[id] else { continue }
             if entry.revents & Int16(POLLOUT) != 0 {
                 if !flush(connection) {
-                    drop(connection, reason: "write failed", &events)
+                    drop(connection, reason: "write failed", byServer: false, &events)
                     continue
                 }
             }
@@ -261,11 +263,11 @@ public final class UnixSocketServer {
             }.get()
         } catch {
             if error == .wouldBlock { return }
-            drop(connection, reason: "read failed: \(error)", &events)
+            drop(connection, reason: "read failed: \(error)", byServer: false, &events)
             return
         }
         if received == 0 {
-            drop(connection, reason: "closed by peer", &events)
+            drop(connection, reason: "closed by peer", byServer: false, &events)
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<received])
@@ -333,7 +335,7 @@ public final class UnixSocketServer {
         connection.output.append(contentsOf: line)
         connection.output.append(0x0A)
         if !flush(connection) {
-            drop(connection, reason: "write failed", &deferredEvents)
+            drop(connection, reason: "write failed", byServer: false, &deferredEvents)
             return false
         }
         return true
@@ -360,11 +362,11 @@ public final class UnixSocketServer {
         return true
     }
 
-    private func drop(_ connection: Connection, reason: String, _ events: inout [SocketEvent]) {
+    private func drop(_ connection: Connection, reason: String, byServer: Bool = true, _ events: inout [SocketEvent]) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         connectionByFD.removeValue(forKey: connection.fd)
         connection.descriptor.close()
-        events.append(.disconnected(connection.id, reason))
+        events.append(.disconnected(connection.id, reason, byServer: byServer))
     }
 
     /// Disconnects one client (queued output is discarded).
