@@ -112,7 +112,14 @@ import Testing
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "20"])
         _ = try agent.waitForStatus { ($0.value(atPath: "steps.since_start")?.intValue ?? 0) > 150 }
         #expect(agent.terminate() == 0)
-        let log = agent.stderrText()
+        let report = try ledgerHoldsTheCountedSteps(agent, log: agent.stderrText())
+        // "deleted" (a count here, a boolean on exported records) has its consistent name beside it.
+        #expect(report["deleted_count"]?.intValue == 0 && report["deleted"]?.intValue == 0)
+    }
+
+    /// After the agent stopped: the ledger verifies clean and holds exactly the steps its
+    /// "stopped:" line in `log` (its stderr, read once) counted (none lost, none doubled). Returns `ledger verify --json`.
+    func ledgerHoldsTheCountedSteps(_ agent: AgentProcess, log: String) throws -> JSONValue {
         let counted = try #require(log.split(separator: "\n").compactMap { line -> Int? in
             guard let range = line.range(of: "stopped: ") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
@@ -123,8 +130,7 @@ import Testing
         #expect(report["steps"]?.intValue == counted, "ledger \(verify.output) vs counted \(counted)")
         #expect(report["corrupt"]?.intValue == 0)
         #expect(report["duplicates"]?.intValue == 0)
-        // "deleted" (a count here, a boolean on exported records) has its consistent name beside it.
-        #expect(report["deleted_count"]?.intValue == 0 && report["deleted"]?.intValue == 0, "\(verify.output)")
+        return report
     }
 
     @Test func injectedResetOverflowAndVanishAreRecovered() throws {
@@ -135,7 +141,15 @@ import Testing
                 && ($0.value(atPath: "sensor.overflows")?.intValue ?? 0) >= 1
         }
         #expect((status.value(atPath: "sensor.errors")?.intValue ?? 0) > 0)
+        // A field tester's view: status named the fault, the journal shows the sensor come back
+        // to ok, and the ledger neither lost nor doubled a step across the gaps.
+        #expect(status.value(atPath: "sensor.last_error")?.stringValue?.contains("ENXIO") == true, "\(status)")
+        _ = try agent.waitForStatus(timeout: 30) { $0.value(atPath: "sensor.health")?.stringValue == "ok" }
         #expect(agent.terminate() == 0)
+        let journal = agent.stderrText()
+        #expect(journal.contains("sensor health lost -> degraded (chip re-initialised)"), "\(journal)")
+        #expect(journal.contains("sensor health degraded -> ok (no fault for 10 s since: "), "\(journal)")
+        _ = try ledgerHoldsTheCountedSteps(agent, log: journal)
     }
 
     @Test func brokenBoardFileExitsWithAMessageNamingFileAndKey() throws {
