@@ -82,7 +82,8 @@ struct TodayCommand: ParsableCommand {
     func run() throws {
         let client = try connect(connection, root.connection)
         // --tz is also the zone of "today" itself.
-        let times = try zone.times(asking: client, json: output.json)
+        // Asked with --json too: an agent without a zone name is told this shell's, as history is.
+        let times = try zone.times(asking: client)
         let params = StepsQueryParams(range: .today, timeZone: times.requestZone, bySource: bySource, selection: select.selection)
         try printStepsResult(client, params, times: times, json: output.json)
     }

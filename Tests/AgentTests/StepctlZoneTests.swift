@@ -114,6 +114,8 @@ import Testing
                 "\(history.output)")
         let stats = try StepsStatisticsResult(json: JSONParser.parse(Array(try stepctl(agent, ["stats", "--json"]).output.utf8)))
         #expect(stats.start == weekAgo && stats.end == today && stats.buckets == 7, "\(stats)")
+        let todayAnswer = try StepsQueryResult(json: JSONParser.parse(Array(try stepctl(agent, ["today", "--json"]).output.utf8)))
+        #expect(todayAnswer.start == today, "\(todayAnswer)")
         #expect(agent.terminate() == 0)
     }
 
