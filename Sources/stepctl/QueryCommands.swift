@@ -27,7 +27,11 @@ struct StatusCommand: ParsableCommand {
             ("sensor", "\(s.sensor.model ?? "none") at \(address) on \(s.sensor.bus): \(s.sensor.health.rawValue)"),
             ("samples", s.sensor.samplesText),
         ]
-        if let last = s.sensor.lastError { pairs.append(("last error", last)) }
+        // The error stays in the answer after the sensor recovered; beside "ok" its advice (check
+        // the wiring) read as a fault still there.
+        if let last = s.sensor.lastError {
+            pairs.append(("last error", s.sensor.health == .ok ? "\(last) (the sensor has recovered since)" : last))
+        }
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
         pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(times.text(s.activity.start))"))
         pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(times.text(s.ledger.lastCheckpoint, .timeSecond))"))

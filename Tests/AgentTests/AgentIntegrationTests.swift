@@ -145,6 +145,9 @@ import Testing
         // to ok, and the ledger neither lost nor doubled a step across the gaps.
         #expect(status.value(atPath: "sensor.last_error")?.stringValue?.contains("ENXIO") == true, "\(status)")
         _ = try agent.waitForStatus(timeout: 30) { $0.value(atPath: "sensor.health")?.stringValue == "ok" }
+        // Beside "ok", the error's advice (check the wiring) read as a fault still there.
+        let shown = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "status"])
+        #expect(shown.output.contains("(the sensor has recovered since)"), "\(shown.output)")
         #expect(agent.terminate() == 0)
         let journal = agent.stderrText()
         #expect(journal.contains("sensor health lost -> degraded (chip re-initialised)"), "\(journal)")
