@@ -14,6 +14,8 @@ public final class RPCServer {
     public let socket: UnixSocketServer
     public let dispatcher: RPCDispatcher
     private let logger: EventLogger
+    /// Connections are being refused and that was logged; cleared by the next one accepted.
+    private var refusing = false
 
     public init(options: UnixSocketServerOptions, service: any StepdService, permissions: PermissionPolicy,
                 subscriptionLimits: SubscriptionLimits = SubscriptionLimits(), logger: EventLogger) throws(SocketError) {
@@ -33,7 +35,13 @@ public final class RPCServer {
         let now = SystemClocks.wall()
         for event in socket.handle(ready) {
             switch event {
+            case .refused(let reason):
+                // Once per spell of refusals (a connect flood would fill the journal): the
+                // clients are told, the log says that some were turned away and how to see why.
+                if !refusing { logger.notice("refusing new clients: \(reason) (status shows the clients connected)") }
+                refusing = true
             case .connected(let id, let peer):
+                refusing = false
                 dispatcher.connected(id, peer: peer)
                 logger.debug("client \(id) connected (pid \(peer.pid), uid \(peer.uid))")
             case .line(let id, let bytes):

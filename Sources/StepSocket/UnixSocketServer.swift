@@ -41,6 +41,8 @@ public enum SocketEvent: Sendable, Equatable {
     /// `byServer`: the agent cut the connection (a slow reader, an overlong line), which the
     /// client did not ask for and the log says at notice level; else the client went away.
     case disconnected(ClientID, String, byServer: Bool)
+    /// A connection turned away at once (the client limit), with the reason it was told.
+    case refused(String)
 }
 
 /// The peer of a connection, from SO_PEERCRED: the same credentials the service sees as the caller.
@@ -232,7 +234,9 @@ public final class UnixSocketServer {
             // nil: EAGAIN, or a transient error such as EMFILE/ECONNABORTED; poll will tell again.
             guard let client = try? listener.accept() else { return }
             if connections.count >= options.maxClients {
-                var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
+                let reason = "too many clients (limit \(options.maxClients)); try again later"
+                events.append(.refused(reason))
+                var line = refusalLine(reason)
                 line.append(0x0A)
                 _ = try? line.withUnsafeBytes { raw in Result { () throws(Errno) in try client.send(raw, flags: Int32(MSG_DONTWAIT)) } }.get()
                 client.close()

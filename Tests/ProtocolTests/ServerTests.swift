@@ -145,6 +145,11 @@ import Testing
         #expect(line.value(atPath: "error.code") == -32003)
         #expect(line.value(atPath: "error.message")?.stringValue?.contains("too many clients") == true)
         #expect(throws: ClientError.closed) { try refused.readLine(timeout: 2) }
+        // The agent's log said nothing of clients turned away; now once per spell of refusals.
+        let again = try UnixSocketClient(path: harness.path)
+        _ = try harness.readMessage(again)
+        let notices = harness.log.lines.withLock { $0.filter { $0.hasPrefix("notice: refusing new clients: too many clients (limit 3)") } }
+        #expect(notices.count == 1, "\(harness.log.lines.withLock { $0 })")
         clients[0].close()
         harness.settle()
         let later = try UnixSocketClient(path: harness.path)
