@@ -38,7 +38,7 @@ public final class RPCServer {
             case .refused(let reason):
                 // Once per spell of refusals (a connect flood would fill the journal): the
                 // clients are told, the log says that some were turned away and how to see why.
-                if !refusing { logger.notice("refusing new clients: \(reason) (status shows the clients connected)") }
+                if !refusing { logger.notice("refusing new clients: \(reason)") }
                 refusing = true
             case .connected(let id, let peer):
                 refusing = false

@@ -83,6 +83,8 @@ public final class UnixSocketServer {
     private var readBuffer: [UInt8]
     /// Events produced outside `handle` (drops while sending), delivered with the next `handle`.
     private var deferredEvents: [SocketEvent] = []
+    /// accept(2) ran out of descriptors: the listener sits out the next poll.
+    private var listenerResting = false
 
     /// The error line a connection gets when refused or cut off; set by the layer above.
     public var refusalLine: (String) -> [UInt8] = { reason in Array(reason.utf8) }
@@ -194,7 +196,7 @@ public final class UnixSocketServer {
         guard let listener else { return [] }
         var fds: [pollfd] = []
         fds.reserveCapacity(connections.count + 1)
-        fds.append(pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: listener.rawValue, events: listenerResting ? 0 : Int16(POLLIN), revents: 0))
         for connection in connections.values {
             var events = connection.readingPaused ? Int16(0) : Int16(POLLIN)
             if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
@@ -208,6 +210,7 @@ public final class UnixSocketServer {
     public func handle(_ ready: [pollfd]) -> [SocketEvent] {
         var events = deferredEvents
         deferredEvents.removeAll()
+        listenerResting = false
         for entry in ready where entry.revents != 0 {
             if entry.fd == listener?.rawValue {
                 acceptPending(&events)
@@ -231,8 +234,21 @@ public final class UnixSocketServer {
         // Bounded per round so a connect flood cannot hold the loop.
         guard let listener else { return }
         for _ in 0..<64 {
-            // nil: EAGAIN, or a transient error such as EMFILE/ECONNABORTED; poll will tell again.
-            guard let client = try? listener.accept() else { return }
+            // nil: EAGAIN, or a transient error such as ECONNABORTED; poll will tell again.
+            let accepted: FileDescriptor?
+            do throws(Errno) {
+                accepted = try listener.accept()
+            } catch where error.rawValue == EMFILE || error.rawValue == ENFILE {
+                // The connection stays queued and the listener readable: polled again at once,
+                // the loop spun at full CPU until a descriptor came free. Left out of one poll,
+                // it is retried once per turn of the loop (the sensor wakes it every burst).
+                listenerResting = true
+                events.append(.refused("out of file descriptors (\(error)); raise LimitNOFILE= or close clients"))
+                return
+            } catch {
+                return
+            }
+            guard let client = accepted else { return }
             if connections.count >= options.maxClients {
                 let reason = "too many clients (limit \(options.maxClients)); try again later"
                 events.append(.refused(reason))

@@ -155,6 +155,28 @@ import Testing
         _ = try ledgerHoldsTheCountedSteps(agent, log: journal)
     }
 
+    /// accept(2) failing with EMFILE left the connection queued and the listener readable, so
+    /// the loop polled it again at once and spun; it was not logged either. Now the listener sits
+    /// out a turn, the log says what to raise, and clients are served once descriptors free up.
+    @Test func runningOutOfDescriptorsIsLoggedAndOutlived() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"])
+        let first = try agent.connect()
+        _ = try first.call(.status)
+        let pid = agent.process.processIdentifier
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        let limit = try runTool("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=\(open + 1):\(open + 1)"])
+        #expect(limit.status == 0, "\(limit.error)")
+        let waiting = try (0..<4).map { _ in try UnixSocketClient(path: agent.socketPath) }
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try runTool("/usr/bin/prlimit", ["--pid", String(pid), "--nofile=1024:1024"])
+        waiting.forEach { $0.close() }
+        let later = try agent.connect()
+        #expect(try later.call(.status)["protocol_version"] == 2)
+        #expect(agent.terminate() == 0)
+        let log = agent.stderrText()
+        #expect(log.contains("refusing new clients: out of file descriptors (") && log.contains("raise LimitNOFILE= or close clients"), "\(log)")
+    }
+
     @Test func brokenBoardFileExitsWithAMessageNamingFileAndKey() throws {
         let directory = NSTemporaryDirectory() + "stepd-board-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
