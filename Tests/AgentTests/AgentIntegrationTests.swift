@@ -177,6 +177,33 @@ import Testing
         #expect(log.contains("refusing new clients: out of file descriptors (") && log.contains("raise LimitNOFILE= or close clients"), "\(log)")
     }
 
+    /// A watch the agent closed said only "stepd closed the connection"; a slow reader is cut off
+    /// the same way as at a stop, so it says both and where to look.
+    @Test func aWatchTheAgentEndsSaysWhy() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin"])
+        _ = try agent.connect()
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: AgentProcess.stepctlPath)
+        watch.arguments = ["--socket", agent.socketPath, "watch"]
+        let out = Pipe()
+        let err = Pipe()
+        watch.standardOutput = out
+        watch.standardError = err
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
+        var shown = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !String(decoding: shown, as: UTF8.self).contains("watching ") {
+            shown += out.fileHandleForReading.availableData
+        }
+        #expect(agent.terminate() == 0)
+        watch.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(watch.terminationStatus == 1, "\(message)")
+        #expect(message.contains("watch ended: stepd closed the connection: the agent stopped, or this watch left more than 1 MiB of updates unread"),
+                "\(message)")
+    }
+
     @Test func brokenBoardFileExitsWithAMessageNamingFileAndKey() throws {
         let directory = NSTemporaryDirectory() + "stepd-board-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
