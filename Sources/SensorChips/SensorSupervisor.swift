@@ -125,6 +125,12 @@ public final class SensorSupervisor {
     private var backoff = SensorSupervisor.initialBackoff
     private var lostSince: Double?
     private var lastIncident: Double?
+    /// What the last incident was, for the reason of the health change it causes.
+    private var lastIncidentReason = ""
+    /// The health last logged: nil until the first configuration (the "lost" before any chip
+    /// answered is no fault). Compared with the health at each service, not with the health a
+    /// moment before it, so the end of the degraded hold between two services is logged too.
+    private var reportedHealth: SensorHealth?
     private var pendingGap = false
     private var configuredOnce = false
     private var deliveredAny = false
@@ -197,8 +203,6 @@ public final class SensorSupervisor {
         let burstByEdge = edgeArrived && phase == .streaming
             && (driver?.descriptor.dataReadySignal == .fifoWatermark || now - (lastBurstTime ?? -Double.infinity) >= interval * 0.9)
         guard now >= due || burstByEdge else { return batch }
-        let before = health(at: now)
-        let unconfigured = !configuredOnce
         switch phase {
         case .halted:
             break
@@ -209,14 +213,25 @@ public final class SensorSupervisor {
         case .streaming:
             batch = burst(now: now)
         }
-        let after = health(at: now)
-        // A first configuration is no recovery from "lost" (the health before any chip answered):
-        // the "configured" line says it, and "sensor health lost -> ok" at every start read as a fault.
-        let firstStart = unconfigured && configuredOnce && after == .ok
-        if after != before && !firstStart {
-            note(.healthChanged, "sensor health \(before.rawValue) -> \(after.rawValue)", at: now, level: after == .ok ? .info : .warning)
-        }
+        reportHealthChange(now: now)
         return batch
+    }
+
+    /// Logs each health transition once, with its reason. A first configuration is no recovery
+    /// from "lost" (the health before any chip answered): the "configured" line says it, and
+    /// "sensor health lost -> ok" at every start read as a fault.
+    private func reportHealthChange(now: Double) {
+        let current = health(at: now)
+        guard configuredOnce || phase == .halted else { return }
+        defer { reportedHealth = current }
+        guard let reported = reportedHealth, reported != current else { return }
+        let reason: String
+        switch current {
+        case .ok: reason = "no fault for \(Int(SensorSupervisor.degradedHold)) s since: \(lastIncidentReason)"
+        case .degraded, .lost: reason = lastIncidentReason
+        }
+        note(.healthChanged, "sensor health \(reported.rawValue) -> \(current.rawValue) (\(reason))", at: now,
+             level: current == .ok ? .info : .warning)
     }
 
     // MARK: - Steps
@@ -306,7 +321,7 @@ public final class SensorSupervisor {
         let rate = driver.sampleRate == SensorSupervisor.deliveredRate ? "40 Hz" : "\(Int(driver.sampleRate)) Hz resampled to 40 Hz"
         if configuredOnce {
             counters.reinits += 1
-            lastIncident = now
+            markIncident(at: now, "chip re-initialised")
             if deliveredAny { pendingGap = true }
             let outage = lostSince.map { ", \(format(now - $0)) s after the sensor was lost" } ?? ""
             note(.recovered, "\(driver.model.displayName) re-initialised (\(rate), ±\(driver.rangeG) g)\(outage)", at: now, level: .notice)
@@ -330,7 +345,7 @@ public final class SensorSupervisor {
         } catch {
             counters.readErrors += 1
             counters.lastError = error.description
-            lastIncident = now
+            markIncident(at: now, "burst read failed: \(error)")
             consecutiveFailures += 1
             if error.isTransient && consecutiveFailures <= SensorSupervisor.maxConsecutiveTransient {
                 due = now + SensorSupervisor.retryDelay
@@ -344,7 +359,7 @@ public final class SensorSupervisor {
         switch result {
         case .chipReset(let reason):
             counters.resetsDetected += 1
-            lastIncident = now
+            markIncident(at: now, "chip reset (\(reason))")
             markGap()
             note(.chipReset, "\(driver.model.displayName) reset detected (\(reason)); re-initialising", at: now, level: .warning)
             phase = .probing
@@ -354,7 +369,7 @@ public final class SensorSupervisor {
             let gapNow: Bool
             if overflowed {
                 counters.overflows += 1
-                lastIncident = now
+                markIncident(at: now, "FIFO overflow")
                 markGap()
                 note(.overflow, "\(driver.model.displayName) FIFO overflowed: samples lost, gap marked", at: now, level: .warning)
             }
@@ -406,6 +421,11 @@ public final class SensorSupervisor {
         return (offset(burstCount) - offset(burstCount - 1)) * period
     }
 
+    private func markIncident(at now: Double, _ reason: String) {
+        lastIncident = now
+        lastIncidentReason = reason
+    }
+
     private func markGap(resetTimeline: Bool = true) {
         pendingGap = true
         resampler?.reset()
@@ -423,7 +443,7 @@ public final class SensorSupervisor {
             backoff = SensorSupervisor.maxBackoff
         }
         counters.lastError = fault.description
-        lastIncident = now
+        markIncident(at: now, "sensor lost: \(fault)")
         if lostSince == nil {
             lostSince = now
             if deliveredAny { markGap() }
@@ -439,6 +459,7 @@ public final class SensorSupervisor {
     private func halt(_ reason: String) {
         phase = .halted
         counters.lastError = reason
+        lastIncidentReason = reason
         lostSince = lostSince ?? due
         logger.error("sensor: \(reason)")
         append(SensorEvent(time: due, kind: .lost, message: reason))

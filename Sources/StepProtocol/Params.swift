@@ -341,13 +341,9 @@ public struct SampleInput: Sendable, Equatable {
         self.source = source
         start = try reader.requiredTimestamp("start")
         end = try reader.requiredTimestamp("end")
-        guard end > start else { throw .validationFailed("\"end\" must be after \"start\"") }
-        let maxSpan = SampleLimits.maximumDurationSeconds
-        guard end - start <= maxSpan else { throw .validationFailed("one sample may span at most \(Int(maxSpan)) s; split longer periods") }
         steps = try reader.requiredInt("steps", in: 0...200_000)
-        let rate = SampleLimits.maximumStepsPerSecond
-        guard Double(steps) <= ((end - start) * rate).rounded(.up) else {
-            throw .validationFailed("\(steps) steps in \(JSONValue.double(end - start).jsonText) s is more than \(JSONValue.double(rate).jsonText) steps/s")
+        if let problem = Self.spanProblem(start: start, end: end, steps: steps, startName: "\"start\"", endName: "\"end\"") {
+            throw .validationFailed(problem)
         }
         distanceMeters = try reader.double("distance_m", in: 0...500_000)
         userEntered = try reader.bool("user_entered") ?? false
@@ -359,6 +355,20 @@ public struct SampleInput: Sendable, Equatable {
         if syncVersion != nil && syncIdentifier == nil {
             throw .invalidParams("\"sync_version\" needs \"sync_identifier\"")
         }
+    }
+
+    /// What is wrong with a sample's period and steps, or nil: the one statement of these rules,
+    /// so a client (stepctl) can refuse a bad command line before connecting, naming its own
+    /// fields (`--start`) where the agent names the protocol's (`"start"`).
+    public static func spanProblem(start: Double, end: Double, steps: Int, startName: String, endName: String) -> String? {
+        guard end > start else { return "\(endName) must be after \(startName)" }
+        let maxSpan = SampleLimits.maximumDurationSeconds
+        guard end - start <= maxSpan else { return "one sample may span at most \(Int(maxSpan)) s (\(startName) to \(endName)); split longer periods" }
+        let rate = SampleLimits.maximumStepsPerSecond
+        if Double(steps) > ((end - start) * rate).rounded(.up) {
+            return "\(steps) steps in \(JSONValue.double(end - start).jsonText) s is more than \(JSONValue.double(rate).jsonText) steps/s"
+        }
+        return nil
     }
 
     public var json: JSONObject {

@@ -36,6 +36,13 @@ struct Fields {
         guard let d = value.doubleValue else { throw fail(key, "a number or null") }
         return d
     }
+    /// `key`, else its deprecated name, which an agent from before `key` sends alone.
+    func double(_ key: String, deprecated old: String) throws(ResultDecodingError) -> Double {
+        object[key] == nil ? try double(old) : try double(key)
+    }
+    func int(_ key: String, deprecated old: String) throws(ResultDecodingError) -> Int {
+        object[key] == nil ? try int(old) : try int(key)
+    }
     func int(_ key: String) throws(ResultDecodingError) -> Int {
         guard let i = object[key]?.intValue else { throw fail(key, "an integer") }
         return i
@@ -240,7 +247,8 @@ extension SamplesAddResult {
 extension SamplesDeleteResult {
     public init(json: JSONValue) throws(ResultDecodingError) {
         let f = try Fields(json, "samples.delete")
-        self.init(deleted: try f.int("deleted"), notFound: try f.strings("not_found"), alreadyDeleted: try f.strings("already_deleted"))
+        // deleted_count since protocol 2's naming pass; an older agent sends only "deleted".
+        self.init(deleted: try f.int("deleted_count", deprecated: "deleted"), notFound: try f.strings("not_found"), alreadyDeleted: try f.strings("already_deleted"))
     }
 }
 
@@ -300,7 +308,8 @@ extension RecordingStartResult {
 extension RecordingStopResult {
     public init(json: JSONValue) throws(ResultDecodingError) {
         let f = try Fields(json, "recording.stop")
-        self.init(file: try f.string("file"), samples: try f.int("samples"), seconds: try f.double("seconds"))
+        // duration_s since protocol 2's naming pass; an older agent sends only "seconds".
+        self.init(file: try f.string("file"), samples: try f.int("samples"), seconds: try f.double("duration_s", deprecated: "seconds"))
     }
 }
 

@@ -383,7 +383,9 @@ public struct SamplesDeleteResult: RPCResult, Equatable {
         self.alreadyDeleted = alreadyDeleted
     }
     public var json: JSONValue {
-        ["deleted": .int(deleted), "not_found": .array(notFound.map { .string($0) }),
+        // "deleted" is the deprecated name of deleted_count (on ledger.export records "deleted" is
+        // whether the record is a tombstone); kept for clients written before deleted_count.
+        ["deleted_count": .int(deleted), "deleted": .int(deleted), "not_found": .array(notFound.map { .string($0) }),
          "already_deleted": .array(alreadyDeleted.map { .string($0) })]
     }
 }
@@ -576,7 +578,11 @@ public struct RecordingStopResult: RPCResult, Equatable {
         self.samples = samples
         self.seconds = seconds
     }
-    public var json: JSONValue { ["file": .string(file), "samples": .int(samples), "seconds": .double(seconds)] }
+    /// `duration_s` as `status`'s `uptime_s`; `seconds` is its deprecated name, kept for clients
+    /// written before it.
+    public var json: JSONValue {
+        ["file": .string(file), "samples": .int(samples), "duration_s": .double(seconds), "seconds": .double(seconds)]
+    }
 }
 
 /// `unsubscribe` result.

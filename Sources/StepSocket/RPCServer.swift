@@ -14,6 +14,8 @@ public final class RPCServer {
     public let socket: UnixSocketServer
     public let dispatcher: RPCDispatcher
     private let logger: EventLogger
+    /// Connections are being refused and that was logged; cleared by the next one accepted.
+    private var refusing = false
 
     public init(options: UnixSocketServerOptions, service: any StepdService, permissions: PermissionPolicy,
                 subscriptionLimits: SubscriptionLimits = SubscriptionLimits(), logger: EventLogger) throws(SocketError) {
@@ -33,14 +35,27 @@ public final class RPCServer {
         let now = SystemClocks.wall()
         for event in socket.handle(ready) {
             switch event {
+            case .refused(let reason):
+                // Once per spell of refusals (a connect flood would fill the journal): the
+                // clients are told, the log says that some were turned away and how to see why.
+                if !refusing { logger.notice("refusing new clients: \(reason)") }
+                refusing = true
             case .connected(let id, let peer):
+                refusing = false
                 dispatcher.connected(id, peer: peer)
                 logger.debug("client \(id) connected (pid \(peer.pid), uid \(peer.uid))")
             case .line(let id, let bytes):
                 apply(dispatcher.receive(bytes, from: id, unreadAnswerBytes: socket.queuedBytes(of: id), now: now))
-            case .disconnected(let id, let reason):
+            case .disconnected(let id, let reason, let byServer):
                 dispatcher.disconnected(id)
-                logger.debug("client \(id) disconnected: \(reason)")
+                // A client the agent cut off (at the default info level a tester saw nothing of a
+                // `watch` that stopped reading and lost its updates) is worth a line; clients come
+                // and go all the time, which is not.
+                if byServer {
+                    logger.notice("client \(id) disconnected by the agent: \(reason)")
+                } else {
+                    logger.debug("client \(id) disconnected: \(reason)")
+                }
             }
         }
         // Held requests of clients that have read their earlier answers.

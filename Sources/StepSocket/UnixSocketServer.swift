@@ -38,7 +38,11 @@ public typealias ClientID = Int
 public enum SocketEvent: Sendable, Equatable {
     case connected(ClientID, RPCPeer)
     case line(ClientID, [UInt8])
-    case disconnected(ClientID, String)
+    /// `byServer`: the agent cut the connection (a slow reader, an overlong line), which the
+    /// client did not ask for and the log says at notice level; else the client went away.
+    case disconnected(ClientID, String, byServer: Bool)
+    /// A connection turned away at once (the client limit), with the reason it was told.
+    case refused(String)
 }
 
 /// The peer of a connection, from SO_PEERCRED: the same credentials the service sees as the caller.
@@ -79,6 +83,8 @@ public final class UnixSocketServer {
     private var readBuffer: [UInt8]
     /// Events produced outside `handle` (drops while sending), delivered with the next `handle`.
     private var deferredEvents: [SocketEvent] = []
+    /// accept(2) ran out of descriptors: the listener sits out the next poll.
+    private var listenerResting = false
 
     /// The error line a connection gets when refused or cut off; set by the layer above.
     public var refusalLine: (String) -> [UInt8] = { reason in Array(reason.utf8) }
@@ -190,7 +196,7 @@ public final class UnixSocketServer {
         guard let listener else { return [] }
         var fds: [pollfd] = []
         fds.reserveCapacity(connections.count + 1)
-        fds.append(pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: listener.rawValue, events: listenerResting ? 0 : Int16(POLLIN), revents: 0))
         for connection in connections.values {
             var events = connection.readingPaused ? Int16(0) : Int16(POLLIN)
             if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
@@ -204,6 +210,7 @@ public final class UnixSocketServer {
     public func handle(_ ready: [pollfd]) -> [SocketEvent] {
         var events = deferredEvents
         deferredEvents.removeAll()
+        listenerResting = false
         for entry in ready where entry.revents != 0 {
             if entry.fd == listener?.rawValue {
                 acceptPending(&events)
@@ -212,7 +219,7 @@ public final class UnixSocketServer {
             guard let id = connectionByFD[entry.fd], let connection = connections[id] else { continue }
             if entry.revents & Int16(POLLOUT) != 0 {
                 if !flush(connection) {
-                    drop(connection, reason: "write failed", &events)
+                    drop(connection, reason: "write failed", byServer: false, &events)
                     continue
                 }
             }
@@ -227,10 +234,25 @@ public final class UnixSocketServer {
         // Bounded per round so a connect flood cannot hold the loop.
         guard let listener else { return }
         for _ in 0..<64 {
-            // nil: EAGAIN, or a transient error such as EMFILE/ECONNABORTED; poll will tell again.
-            guard let client = try? listener.accept() else { return }
+            // nil: EAGAIN, or a transient error such as ECONNABORTED; poll will tell again.
+            let accepted: FileDescriptor?
+            do throws(Errno) {
+                accepted = try listener.accept()
+            } catch where error.rawValue == EMFILE || error.rawValue == ENFILE {
+                // The connection stays queued and the listener readable: polled again at once,
+                // the loop spun at full CPU until a descriptor came free. Left out of one poll,
+                // it is retried once per turn of the loop (the sensor wakes it every burst).
+                listenerResting = true
+                events.append(.refused("out of file descriptors (\(error)); raise LimitNOFILE= or close clients"))
+                return
+            } catch {
+                return
+            }
+            guard let client = accepted else { return }
             if connections.count >= options.maxClients {
-                var line = refusalLine("too many clients (limit \(options.maxClients)); try again later")
+                let reason = "too many clients (limit \(options.maxClients)); try again later"
+                events.append(.refused(reason))
+                var line = refusalLine(reason)
                 line.append(0x0A)
                 _ = try? line.withUnsafeBytes { raw in Result { () throws(Errno) in try client.send(raw, flags: Int32(MSG_DONTWAIT)) } }.get()
                 client.close()
@@ -261,11 +283,11 @@ public final class UnixSocketServer {
             }.get()
         } catch {
             if error == .wouldBlock { return }
-            drop(connection, reason: "read failed: \(error)", &events)
+            drop(connection, reason: "read failed: \(error)", byServer: false, &events)
             return
         }
         if received == 0 {
-            drop(connection, reason: "closed by peer", &events)
+            drop(connection, reason: "closed by peer", byServer: false, &events)
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<received])
@@ -333,7 +355,7 @@ public final class UnixSocketServer {
         connection.output.append(contentsOf: line)
         connection.output.append(0x0A)
         if !flush(connection) {
-            drop(connection, reason: "write failed", &deferredEvents)
+            drop(connection, reason: "write failed", byServer: false, &deferredEvents)
             return false
         }
         return true
@@ -360,11 +382,11 @@ public final class UnixSocketServer {
         return true
     }
 
-    private func drop(_ connection: Connection, reason: String, _ events: inout [SocketEvent]) {
+    private func drop(_ connection: Connection, reason: String, byServer: Bool = true, _ events: inout [SocketEvent]) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         connectionByFD.removeValue(forKey: connection.fd)
         connection.descriptor.close()
-        events.append(.disconnected(connection.id, reason))
+        events.append(.disconnected(connection.id, reason, byServer: byServer))
     }
 
     /// Disconnects one client (queued output is discarded).

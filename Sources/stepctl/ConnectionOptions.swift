@@ -1,4 +1,5 @@
 import ArgumentParser
+import CivilTime
 import Glibc
 import POSIXLayer
 import StepJSON
@@ -49,9 +50,16 @@ struct ZoneOptions: ParsableArguments {
     }
 
     /// --tz's zone, else the zone the agent named (`status`'s or a collection's `time_zone`;
-    /// "local" is no name), else this shell's.
+    /// "local" is no name), else this shell's ($TZ, else /etc/localtime). An agent that names no
+    /// zone aligns days to its own, which may not be the shell's: requests then name the shell's
+    /// $TZ (`requestZone`), so the agent's buckets start at the midnights stepctl shows. Without
+    /// $TZ both read /etc/localtime (an agent on another zone would have named it).
     func times(agentZone: String?) throws -> LocalTimes {
-        if tz == nil, let agentZone, agentZone != "local", let agent = try? LocalTimes(tz: agentZone) { return agent }
+        if tz == nil, let agentZone, agentZone != "local", let agent = try? LocalTimes(agentZone: agentZone) { return agent }
+        if tz == nil, let shell = TimeZoneLoader.environmentZoneName(ProcessEnvironment.current()), !shell.isEmpty,
+           let named = try? LocalTimes(tz: shell) {
+            return named
+        }
         return try LocalTimes(tz: tz)
     }
 

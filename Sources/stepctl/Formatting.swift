@@ -11,13 +11,23 @@ import StepdModel
 /// /etc/localtime, then UTC as the C library does), through the agent's own zone code.
 struct LocalTimes {
     let zone: TimeZoneRule
+    /// The zone to name in requests (their `time_zone`) so the agent's buckets and days follow
+    /// `zone`: nil lets the agent use its own, which is `zone` only when it was taken from the agent.
+    let requestZone: String?
 
     init(tz: String?) throws {
+        requestZone = tz
         if let tz {
             do { zone = try TimeZoneLoader.load(tz) } catch { throw CtlFailure("--tz \(tz): \(error)") }
         } else {
             zone = (try? TimeZoneLoader.local(environment: ProcessEnvironment.current())) ?? .utc
         }
+    }
+
+    /// The zone an agent named, which requests need not name again.
+    init(agentZone name: String) throws {
+        do { zone = try TimeZoneLoader.load(name) } catch { throw CtlFailure("the agent's time zone \(name): \(error)") }
+        requestZone = nil
     }
 
     /// Local time such as "2026-05-01 08:30"; "-" for a value that is no time (the agent's

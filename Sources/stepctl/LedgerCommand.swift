@@ -50,7 +50,9 @@ struct LedgerCommand: ParsableCommand {
             let report: JSONValue = [
                 "records": .int(r.records), "corrupt": .int(r.corrupt), "duplicates": .int(r.duplicates),
                 "steps": .int(r.steps), "files": .int(r.files), "torn_tails": .int(r.tornTails),
-                "tombstones": .int(r.tombstones), "deleted": .int(r.deletedRecords), "bytes": .int(r.bytes),
+                "tombstones": .int(r.tombstones), "deleted_count": .int(r.deletedRecords),
+                // "deleted": the deprecated name of deleted_count, kept for scripts written before it.
+                "deleted": .int(r.deletedRecords), "bytes": .int(r.bytes),
                 "damaged_files_aside": .int(r.damagedFilesAside),
                 "first_sequence": .int64(Int64(clamping: r.firstSequence)),
                 "last_sequence": .int64(Int64(clamping: r.lastSequence)),

@@ -27,7 +27,11 @@ struct StatusCommand: ParsableCommand {
             ("sensor", "\(s.sensor.model ?? "none") at \(address) on \(s.sensor.bus): \(s.sensor.health.rawValue)"),
             ("samples", s.sensor.samplesText),
         ]
-        if let last = s.sensor.lastError { pairs.append(("last error", last)) }
+        // The error stays in the answer after the sensor recovered; beside "ok" its advice (check
+        // the wiring) read as a fault still there.
+        if let last = s.sensor.lastError {
+            pairs.append(("last error", s.sensor.health == .ok ? "\(last) (the sensor has recovered since)" : last))
+        }
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
         pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(times.text(s.activity.start))"))
         pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(times.text(s.ledger.lastCheckpoint, .timeSecond))"))
@@ -82,8 +86,9 @@ struct TodayCommand: ParsableCommand {
     func run() throws {
         let client = try connect(connection, root.connection)
         // --tz is also the zone of "today" itself.
-        let params = StepsQueryParams(range: .today, timeZone: zone.tz, bySource: bySource, selection: select.selection)
-        let times = try zone.times(asking: client, json: output.json)
+        // Asked with --json too: an agent without a zone name is told this shell's, as history is.
+        let times = try zone.times(asking: client)
+        let params = StepsQueryParams(range: .today, timeZone: times.requestZone, bySource: bySource, selection: select.selection)
         try printStepsResult(client, params, times: times, json: output.json)
     }
 }
@@ -117,7 +122,7 @@ struct StepsCommand: ParsableCommand {
         // Local times typed without a zone are the agent's, as the days `history` shows: in this
         // shell's zone "2026-05-01" was another 24 hours than history's row for that day.
         let times = try zone.times(asking: client)
-        let params = StepsQueryParams(range: try range(times, now: now), timeZone: zone.tz, bySource: bySource,
+        let params = StepsQueryParams(range: try range(times, now: now), timeZone: times.requestZone, bySource: bySource,
                                       selection: select.selection)
         try printStepsResult(client, params, times: times, json: output.json)
     }
@@ -166,7 +171,7 @@ struct HistoryCommand: ParsableCommand {
         // The buckets follow --tz, else the agent's calendar.
         let times = try zone.times(asking: client)
         let start = TimeText.bucketStart(containing: reached, of: by, zone: times.zone)
-        var params = StepsCollectionParams(range: .between(start: start, end: end), timeZone: zone.tz, interval: by.interval,
+        var params = StepsCollectionParams(range: .between(start: start, end: end), timeZone: times.requestZone, interval: by.interval,
                                            bySource: bySource, selection: select.selection)
         // Long answers come in pages: ask again from next_start with the same anchor.
         var buckets: [CollectionBucket] = []
@@ -232,7 +237,7 @@ struct StatsCommand: ParsableCommand {
         // buckets follow when the request names no zone.
         let times = try zone.times(asking: client)
         let range = try TimeText.lastWholeBuckets(count, of: by, zone: times.zone, now: TimeText.now(), last: last)
-        let params = StepsStatisticsParams(range: range, timeZone: zone.tz, bucket: by.interval,
+        let params = StepsStatisticsParams(range: range, timeZone: times.requestZone, bucket: by.interval,
                                            options: StatisticsOption.allCases, selection: select.selection)
         let (r, raw) = try call(client, .stepsStatistics, params.json, as: StepsStatisticsResult.init(json:))
         if output.json { return printJSON(raw) }

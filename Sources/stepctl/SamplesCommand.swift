@@ -39,15 +39,25 @@ struct SamplesCommand: ParsableCommand {
             }
         }
 
+        /// The protocol's own rules for a sample, naming the flags: the agent's answer names its
+        /// fields ("end" must be after "start"), which are not what the user typed.
+        @discardableResult
+        func checkSpan(_ times: LocalTimes, now: Double) throws -> (start: Double, end: Double) {
+            let from = try times.instant(start, option: "--start", now: now)
+            let to = try times.instant(end, option: "--end", now: now)
+            if let problem = SampleInput.spanProblem(start: from, end: to, steps: steps, startName: "--start", endName: "--end") {
+                throw UsageFailure(problem)
+            }
+            return (from, to)
+        }
+
         func run() throws {
             let now = TimeText.now()
             // Bad times are reported whether or not the agent runs; read in its zone below.
-            _ = try LocalTimes(tz: zone.tz).instant(start, option: "--start", now: now)
-            _ = try LocalTimes(tz: zone.tz).instant(end, option: "--end", now: now)
+            try checkSpan(LocalTimes(tz: zone.tz), now: now)
             let client = try connect(connection, root.connection)
             let times = try zone.times(asking: client)
-            let from = try times.instant(start, option: "--start", now: now)
-            let to = try times.instant(end, option: "--end", now: now)
+            let (from, to) = try checkSpan(times, now: now)
             let params = SamplesAddParams(SampleInput(source: source, start: from, end: to, steps: steps, distanceMeters: distance,
                                                       userEntered: userEntered, syncIdentifier: syncIdentifier,
                                                       syncVersion: syncVersion))

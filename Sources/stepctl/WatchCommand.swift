@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import StepJSON
 import StepProtocol
+import StepSocket
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +38,10 @@ struct WatchCommand: ParsableCommand {
             let notification: RPCNotification?
             do {
                 notification = try client.nextNotification(timeout: -1)
+            } catch .closed {
+                // The agent closes a watch that left its updates unread as well as when it stops:
+                // "closed the connection" alone sent testers looking for a crash.
+                throw CtlFailure("watch ended: \(ClientError.closed.description): the agent stopped, or this watch left more than 1 MiB of updates unread (its output was not read); the agent's log says which")
             } catch {
                 throw CtlFailure("watch ended: \(error.description)")
             }

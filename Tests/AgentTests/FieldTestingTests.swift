@@ -163,6 +163,12 @@ import Testing
         (["steps", "--from", "yesterday"], "--from yesterday: not a time"),
         (["steps", "--from", "-1h", "--to", "-2h"], "--to must be after --from"),
         (["samples", "add", "--source", "app:phone", "--start", "noon", "--steps", "1"], "--start noon: not a time"),
+        // Exited 1 after connecting, with the agent's "\"end\" must be after \"start\"": the protocol's
+        // field names, not the flags; the same rules (SampleInput.spanProblem) name the flags.
+        (["samples", "add", "--source", "app:phone", "--start", "-1h", "--end", "-2h", "--steps", "1"], "--end must be after --start"),
+        (["samples", "add", "--source", "app:phone", "--start", "-30d", "--end", "-1d", "--steps", "1"],
+         "one sample may span at most 86400 s (--start to --end)"),
+        (["samples", "add", "--source", "app:phone", "--start", "-10s", "--steps", "600"], "600 steps in 10 s is more than 5 steps/s"),
     ])
     func refusedBeforeConnecting(arguments: [String], message: String) throws {
         let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)

@@ -18,7 +18,7 @@ import Testing
                    "ledger.unsaved_steps", "ledger.last_checkpoint", "state_directory"],
         "activity.current": ["*"],
         "recording.start": ["file", "until"],
-        "recording.stop": ["file", "samples", "seconds"],
+        "recording.stop": ["file", "samples", "duration_s", "seconds"],
     ]
 
     struct Example {

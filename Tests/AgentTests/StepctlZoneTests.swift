@@ -93,6 +93,32 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// An agent that names no zone ("local": here a $TZ it cannot read, so UTC) aligned the
+    /// buckets of requests without a time_zone to its own midnights, while stepctl aligned the
+    /// window and labels to this shell's: stats asked for New York's days and got UTC's sums.
+    /// Requests now name the shell's $TZ, so both follow one calendar, and history says which.
+    @Test func anAgentWithoutAZoneNameFollowsTheShellsZone() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": ":/nonexistent/zone"])
+        let status = try StatusResult(json: JSONParser.parse(Array(try stepctl(agent, ["status", "--json"]).output.utf8)))
+        #expect(status.details?.timeZone == nil, "\(String(describing: status.details))")
+        var newYork = Calendar(identifier: .gregorian)
+        newYork.timeZone = TimeZone(identifier: "America/New_York") ?? .gmt
+        let today = newYork.startOfDay(for: Date()).timeIntervalSince1970
+        let weekAgo = try #require(newYork.date(byAdding: .day, value: -7, to: Date(timeIntervalSince1970: today))).timeIntervalSince1970
+
+        let history = try stepctl(agent, ["history", "--by", "day", "--last", "7d", "--json"])
+        let collection = try StepsCollectionResult(json: JSONParser.parse(Array(history.output.utf8)))
+        #expect(collection.timeZone == "America/New_York", "\(history.output)")
+        #expect(collection.buckets.first?.start == weekAgo, "\(history.output)")
+        #expect(collection.buckets.allSatisfy { newYork.startOfDay(for: Date(timeIntervalSince1970: $0.start)).timeIntervalSince1970 == $0.start },
+                "\(history.output)")
+        let stats = try StepsStatisticsResult(json: JSONParser.parse(Array(try stepctl(agent, ["stats", "--json"]).output.utf8)))
+        #expect(stats.start == weekAgo && stats.end == today && stats.buckets == 7, "\(stats)")
+        let todayAnswer = try StepsQueryResult(json: JSONParser.parse(Array(try stepctl(agent, ["today", "--json"]).output.utf8)))
+        #expect(todayAnswer.start == today, "\(todayAnswer)")
+        #expect(agent.terminate() == 0)
+    }
+
     /// samples list, sync export, steps and samples add read and show the agent's local times
     /// (they used this shell's), and --tz overrides that.
     @Test func listingsAndTypedTimesFollowTheAgentsZone() throws {

@@ -72,6 +72,20 @@ import Testing
         #expect(try LedgerChangedNotice(json: changed.json) == changed)
     }
 
+    /// recording.stop said `seconds` where status says `uptime_s`, samples.delete's count was
+    /// `deleted` (a boolean on ledger.export records): the consistent names are sent beside the
+    /// deprecated ones, and a client reads either (an agent from before sends only the old).
+    @Test func consistentNamesBesideTheDeprecatedOnes() throws {
+        let stop = RecordingStopResult(file: "/x.csv.gz", samples: 4800, seconds: 120).json
+        #expect(stop["duration_s"]?.doubleValue == 120 && stop["seconds"]?.doubleValue == 120, "\(stop)")
+        let delete = SamplesDeleteResult(deleted: 2, notFound: []).json
+        #expect(delete["deleted_count"]?.intValue == 2 && delete["deleted"]?.intValue == 2, "\(delete)")
+        #expect(try RecordingStopResult(json: ["file": "/x", "samples": 1, "duration_s": 7]).seconds == 7)
+        #expect(try RecordingStopResult(json: ["file": "/x", "samples": 1, "seconds": 7]).seconds == 7)
+        #expect(try SamplesDeleteResult(json: ["deleted_count": 3, "not_found": [], "already_deleted": []]).deleted == 3)
+        #expect(try SamplesDeleteResult(json: ["deleted": 3, "not_found": [], "already_deleted": []]).deleted == 3)
+    }
+
     @Test func aDriftNamesTheField() {
         var json = StepsQueryResult(start: 1, end: 2, steps: 3, distanceMeters: 4, cadenceStepsPerMinute: nil, paceSecondsPerMeter: nil).json
         if case .object(var o) = json {

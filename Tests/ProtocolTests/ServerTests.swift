@@ -51,7 +51,9 @@ import Testing
         #expect(harness.server.clientCount == 1)
         #expect(harness.server.subscriptionCount == 0)
         #expect(try harness.call(good, .status)["clients"] == 1)
-        #expect(harness.log.lines.withLock { $0.contains { $0.contains("slow reader") } })
+        // At notice, not debug: at the default level the journal said nothing of it.
+        #expect(harness.log.lines.withLock { $0.contains { $0.hasPrefix("notice: client ") && $0.contains("disconnected by the agent: slow reader") } },
+                "\(harness.log.lines.withLock { $0 })")
         // The dropped client reads what was delivered, then end of stream.
         var delivered = 0
         do {
@@ -143,6 +145,11 @@ import Testing
         #expect(line.value(atPath: "error.code") == -32003)
         #expect(line.value(atPath: "error.message")?.stringValue?.contains("too many clients") == true)
         #expect(throws: ClientError.closed) { try refused.readLine(timeout: 2) }
+        // The agent's log said nothing of clients turned away; now once per spell of refusals.
+        let again = try UnixSocketClient(path: harness.path)
+        _ = try harness.readMessage(again)
+        let notices = harness.log.lines.withLock { $0.filter { $0.hasPrefix("notice: refusing new clients: too many clients (limit 3)") } }
+        #expect(notices.count == 1, "\(harness.log.lines.withLock { $0 })")
         clients[0].close()
         harness.settle()
         let later = try UnixSocketClient(path: harness.path)
