@@ -99,6 +99,8 @@ import Testing
     /// Requests now name the shell's $TZ, so both follow one calendar, and history says which.
     @Test func anAgentWithoutAZoneNameFollowsTheShellsZone() throws {
         let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"], environment: ["TZ": ":/nonexistent/zone"])
+        // The agent takes a moment to listen; stepctl would find no socket and print nothing.
+        _ = try agent.connect()
         let status = try StatusResult(json: JSONParser.parse(Array(try stepctl(agent, ["status", "--json"]).output.utf8)))
         #expect(status.details?.timeZone == nil, "\(String(describing: status.details))")
         var newYork = Calendar(identifier: .gregorian)
