@@ -250,6 +250,8 @@ struct StepGate: Sendable {
     }
     /// Stretches of windows in which the model leads with automotive (`VehicleEvidence`, gate v2.16-E).
     var vehicleEvidence = VehicleEvidence()
+    /// Candidates of the chain waiting for confirmation.
+    var waitingCandidates: Int { pendingCount }
 
     init(parameters: DetectorParameters) {
         self.parameters = parameters

@@ -24,6 +24,8 @@ struct VehicleEvidence {
     /// its next chains waited for 14 candidates and the 2 s holes cost 0.35 -> 0.58 steps held out.
     /// The drive's stretches hold 8-11.
     static let roadWindows = 5
+    /// Waiting candidates from which the gate is stepping: 3 intervals in the step range.
+    static let chainLimit = 4
 
     private static let automotiveIndex = MotionModel.index(of: .automotive)
 
@@ -36,9 +38,14 @@ struct VehicleEvidence {
     /// `MotionModel.classes` order) and features. A magnitude-only window is no evidence: without
     /// the gravity direction |a| cannot tell a slow walk's soft steps from road vibration (held
     /// out, the slow rieck walk `rieck-l2-25hz-bw4-slow-walking1` leads with automotive for 10 s and
-    /// more and lost every step), and no magnitude-only device was ever recorded in a vehicle.
-    mutating func observe(smoothed: [Double], values: [Double], magnitudeOnly: Bool, at t: Double) {
-        guard !magnitudeOnly, let automotive = Self.automotiveIndex, automotive < smoothed.count else {
+    /// more and lost every step), and no magnitude-only device was ever recorded in a vehicle. Nor
+    /// is a window in which the gate is stepping (`stepping`: a credited run, or `chainLimit`
+    /// candidates waiting in a chain): the in-sample model calls stretches of the wrist walk
+    /// `bangle-hughb-walk-6605` automotive with road vibration (62-120 s, 262-281 s, ...) while its
+    /// peaks chain 4-15 deep, and its next chains after a 2 s hole then waited for 14 candidates
+    /// (in-sample holes 0.87 -> 1.24 steps lost); a drive's stretches chain 1-3 deep.
+    mutating func observe(smoothed: [Double], values: [Double], magnitudeOnly: Bool, stepping: Bool, at t: Double) {
+        guard !magnitudeOnly, !stepping, let automotive = Self.automotiveIndex, automotive < smoothed.count else {
             observe(automotiveLeads: false, road: false, at: t)
             return
         }
