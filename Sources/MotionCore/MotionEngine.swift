@@ -223,6 +223,8 @@ public struct MotionEngine: Sendable {
         }
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         gate.vehicleTime = classifier.lastVehicleTime
+        gate.vehicleEvidence.observe(smoothed: classifier.smoothed, values: features.values, magnitudeOnly: features.magnitudeOnly,
+                                     stepping: gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit, at: t)
         let locomotion = classifier.locomotion
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {

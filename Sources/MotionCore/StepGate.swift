@@ -248,9 +248,14 @@ struct StepGate: Sendable {
     /// with high confidence and 7 loosely regular peaks follow; a walk out of the car goes on
     /// for far more than twice that and is credited whole once it has, with its own times.
     func afterDrive(at t: Double) -> Bool {
-        guard let vehicle = vehicleTime else { return false }
+        // The model's own vehicle evidence opens the context before the state's onset (gate v2.16-E).
+        guard let vehicle = [vehicleTime, vehicleEvidence.lastTime].compactMap({ $0 }).max() else { return false }
         return vehicle > confirmedTime && t - vehicle <= Self.afterDriveSeconds
     }
+    /// Stretches of windows in which the model leads with automotive (`VehicleEvidence`, gate v2.16-E).
+    var vehicleEvidence = VehicleEvidence()
+    /// Candidates of the chain waiting for confirmation.
+    var waitingCandidates: Int { pendingCount }
 
     init(parameters: DetectorParameters) {
         self.parameters = parameters
@@ -273,6 +278,7 @@ struct StepGate: Sendable {
         upwardPeaks.reset()
         circling.reset()
         impacts.reset()
+        vehicleEvidence.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
