@@ -84,6 +84,7 @@ public struct GateHolds: Sendable, Equatable {
         case acrossGravity = "movement across gravity (v2.10)"
         case turningArmWork = "TurningArmWork (v2.13)"
         case upwardPeaks = "UpwardPeaks (v2.15-A)"
+        case circlingArmWork = "CirclingArmWork (v2.16-C)"
         case magnitudeArmWork = "MagnitudeArmWork (v2.12)"
         case magnitudeImpacts = "MagnitudeImpacts (v2.15-B)"
         case none = "none: 7 regular candidates, a broken chain or doubt after arm work"
@@ -98,6 +99,7 @@ public struct GateHolds: Sendable, Equatable {
             case .acrossGravity: "across-gravity"
             case .turningArmWork: "TurningArmWork"
             case .upwardPeaks: "UpwardPeaks"
+            case .circlingArmWork: "CirclingArmWork"
             case .magnitudeArmWork: "MagnitudeArmWork"
             case .magnitudeImpacts: "MagnitudeImpacts"
             case .none: "none"
@@ -135,6 +137,7 @@ extension MotionEngine {
         let recentWalk = gate.recentStepPeriod(at: t) != nil
         if gate.turningArmWork.holdsBack && !recentWalk { active.append(.turningArmWork) }
         if gate.upwardPeaks.holdsBack && !recentWalk { active.append(.upwardPeaks) }
+        if gate.circling.holdsBack(turning: gate.turningArmWork) && !recentWalk { active.append(.circlingArmWork) }
         let period = MagnitudeArmWork.minPeriod
         if gate.armWork.holdsBack(stepPeriod: period) { active.append(.magnitudeArmWork) }
         if gate.impacts.holdsBack(stepPeriod: period, balance: gate.armWork.balance) { active.append(.magnitudeImpacts) }
