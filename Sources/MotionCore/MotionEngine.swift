@@ -223,8 +223,9 @@ public struct MotionEngine: Sendable {
         }
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
         gate.vehicleTime = classifier.lastVehicleTime
+        let stepping = gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit
         gate.vehicleEvidence.observe(smoothed: classifier.smoothed, values: features.values, magnitudeOnly: features.magnitudeOnly,
-                                     stepping: gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit, at: t)
+                                     noiseFloor: classifier.noiseFloor ?? 0, stepping: stepping, at: t)
         let locomotion = classifier.locomotion
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import MotionCore
 import StepdModel
 
@@ -25,10 +26,11 @@ import StepdModel
     private var wrist: [Double] { features(vibration: -1.9, vertical: 0.05) }
 
     private func evidence(windows: Int, values: [Double], lead: ActivityKind = .automotive, magnitudeOnly: Bool = false,
-                          stepping: Bool = false) -> Double? {
+                          noiseFloor: Double = 0, stepping: Bool = false) -> Double? {
         var evidence = VehicleEvidence()
         for k in 0..<windows {
-            evidence.observe(smoothed: leading(lead), values: values, magnitudeOnly: magnitudeOnly, stepping: stepping, at: 90 + Double(k))
+            evidence.observe(smoothed: leading(lead), values: values, magnitudeOnly: magnitudeOnly, noiseFloor: noiseFloor,
+                             stepping: stepping, at: 90 + Double(k))
         }
         return evidence.lastTime
     }
@@ -43,12 +45,21 @@ import StepdModel
         #expect(evidence(windows: 20, values: road, stepping: true) == nil)
     }
 
+    /// The road is the one the state's onset reads (`ActivityClassifier.roadLevel`): on a sensor
+    /// whose noise floor is 15 mg a road must shake above 37.5 mg, so 30 mg at a desk is no road.
+    @Test func aRoadOnANoisySensorMustShakeAboveItsNoise() {
+        let noisyDesk = features(vibration: log10(0.030), vertical: 0.34)
+        #expect(evidence(windows: 20, values: noisyDesk) != nil)
+        #expect(evidence(windows: 20, values: noisyDesk, noiseFloor: 0.015) == nil)
+        #expect(evidence(windows: 20, values: road, noiseFloor: 0.015) != nil)
+    }
+
     @Test func aBrokenLeadStartsAfresh() {
         var evidence = VehicleEvidence()
         for k in 0..<(2 * VehicleEvidence.onsetWindows - 2) {
             // Every ninth window leans stationary: never ten in a row.
             let lead: ActivityKind = k % 9 == 8 ? .stationary : .automotive
-            evidence.observe(smoothed: leading(lead), values: road, magnitudeOnly: false, stepping: false, at: Double(k))
+            evidence.observe(smoothed: leading(lead), values: road, magnitudeOnly: false, noiseFloor: 0, stepping: false, at: Double(k))
         }
         #expect(evidence.lastTime == nil)
     }
@@ -60,7 +71,7 @@ import StepdModel
     private func steps(_ times: [Double], evidenceWindows: Int) -> Int {
         var gate = StepGate(parameters: .fitted)
         for k in 0..<evidenceWindows {
-            gate.vehicleEvidence.observe(smoothed: leading(.automotive), values: road, magnitudeOnly: false, stepping: false, at: 100 + Double(k))
+            gate.vehicleEvidence.observe(smoothed: leading(.automotive), values: road, magnitudeOnly: false, noiseFloor: 0, stepping: false, at: 100 + Double(k))
         }
         var credited: [Double] = []
         for t in times {
