@@ -22,8 +22,6 @@
 /// hook in `StepGate.confirm`, as for `TurningArmWork`). Magnitude-only input carries no direction
 /// and clears the mean.
 struct CirclingArmWork: Sendable {
-    /// Samples kept: one window (`WindowFeatures.windowLength`, 5 s at 25 Hz) and a few more.
-    static let capacity = 128
     static let span = WindowFeatures.windowLength
     /// About 10 s of windows, as `StepGate.verticalGain`.
     static let gain = 0.1
@@ -39,8 +37,6 @@ struct CirclingArmWork: Sendable {
     /// 3 (781 and 838 instead of 233 and 260 false steps per hour); 0.15-0.25 give the same real counts.
     static let minTurning = 0.25
 
-    private var samples = SampleRing(capacity: capacity)
-
     /// The recent mean rotation; nil before a three-axis window, after a magnitude-only window and
     /// after a gap.
     private(set) var rotation: Double?
@@ -48,21 +44,15 @@ struct CirclingArmWork: Sendable {
     private(set) var windows = 0
 
     mutating func reset() {
-        samples.reset()
         rotation = nil
         windows = 0
-    }
-
-    /// One 25 Hz sample (g) and its |a|.
-    @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double) {
-        samples.push(x: x, y: y, z: z, magnitude: magnitude)
     }
 
     /// The last window's rotation: |sum of m(i) x m(i+1)| over the sum of their lengths, m the
     /// movement (each sample averaged with its neighbours, so quantisation and noise at 25 Hz do
     /// not add crossings of their own) less the window's mean; nil without a full window or any
     /// movement.
-    func windowRotation() -> Double? {
+    static func windowRotation(samples: SampleRing) -> Double? {
         guard samples.count >= Self.span else { return nil }
         let (gx, gy, gz) = samples.mean(of: Self.span)
         var sumX = 0.0, sumY = 0.0, sumZ = 0.0
@@ -86,13 +76,13 @@ struct CirclingArmWork: Sendable {
     }
 
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
-    mutating func observe(threeAxis: Bool) {
+    mutating func observe(threeAxis: Bool, samples: SampleRing) {
         guard threeAxis else {
             rotation = nil
             windows = 0
             return
         }
-        guard let value = windowRotation() else { return }
+        guard let value = Self.windowRotation(samples: samples) else { return }
         rotation = rotation.map { $0 + Self.gain * (value - $0) } ?? value
         windows += 1
     }

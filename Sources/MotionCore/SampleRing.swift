@@ -3,20 +3,16 @@
 /// allocation per sample.
 struct SampleRing: Sendable {
     let capacity: Int
-    private var xs: [Double]
-    private var ys: [Double]
-    private var zs: [Double]
-    private var magnitudes: [Double]
+    /// x, y, z and |a| of each slot side by side: one array, so a push checks one buffer's
+    /// uniqueness instead of four (the engine pushes every sample).
+    private var values: [Double]
     private var head = 0
     /// Samples held (at most `capacity`).
     private(set) var count = 0
 
     init(capacity: Int) {
         self.capacity = capacity
-        xs = [Double](repeating: 0, count: capacity)
-        ys = xs
-        zs = xs
-        magnitudes = xs
+        values = [Double](repeating: 0, count: 4 * capacity)
     }
 
     mutating func reset() {
@@ -25,10 +21,13 @@ struct SampleRing: Sendable {
     }
 
     @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double) {
-        xs[head] = x
-        ys[head] = y
-        zs[head] = z
-        magnitudes[head] = magnitude
+        values.withUnsafeMutableBufferPointer { buffer in
+            let base = 4 * head
+            buffer[base] = x
+            buffer[base + 1] = y
+            buffer[base + 2] = z
+            buffer[base + 3] = magnitude
+        }
         head = head + 1 == capacity ? 0 : head + 1
         if count < capacity { count += 1 }
     }
@@ -41,21 +40,21 @@ struct SampleRing: Sendable {
 
     /// The sample `back` samples before the newest (0: the newest).
     @inline(__always) func sample(_ back: Int) -> (x: Double, y: Double, z: Double) {
-        let s = slot(back)
-        return (xs[s], ys[s], zs[s])
+        let base = 4 * slot(back)
+        return (values[base], values[base + 1], values[base + 2])
     }
 
     /// |a| of the sample `back` samples before the newest.
-    @inline(__always) func magnitude(_ back: Int) -> Double { magnitudes[slot(back)] }
+    @inline(__always) func magnitude(_ back: Int) -> Double { values[4 * slot(back) + 3] }
 
     /// The mean vector of the newest `span` samples (gravity over a window).
     func mean(of span: Int) -> (x: Double, y: Double, z: Double) {
         var gx = 0.0, gy = 0.0, gz = 0.0
         for back in 0..<span {
-            let s = slot(back)
-            gx += xs[s]
-            gy += ys[s]
-            gz += zs[s]
+            let base = 4 * slot(back)
+            gx += values[base]
+            gy += values[base + 1]
+            gz += values[base + 2]
         }
         let n = Double(span)
         return (gx / n, gy / n, gz / n)

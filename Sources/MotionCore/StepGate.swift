@@ -162,14 +162,19 @@ struct StepGate: Sendable {
     private(set) var upwardPeaks = UpwardPeaks()
     /// Arm work that circles across gravity (`CirclingArmWork`, gate v2.16-C): the same wait.
     private(set) var circling = CirclingArmWork()
+    /// The last window of 25 Hz samples and a few more, read by `UpwardPeaks` and `CirclingArmWork`.
+    private(set) var recentSamples = SampleRing(capacity: Self.recentSampleCapacity)
+    static let recentSampleCapacity = 128
+    /// The time (s) of the newest sample in `recentSamples`.
+    private(set) var newestSampleTime = 0.0
     /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
     private(set) var impacts = MagnitudeImpacts()
 
     /// One 25 Hz sample, for `UpwardPeaks`, `CirclingArmWork` and `MagnitudeImpacts` (the engine, every sample,
     /// before the window it closes).
     @inline(__always) mutating func noteSample(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
-        upwardPeaks.push(x: x, y: y, z: z, magnitude: magnitude, at: t)
-        circling.push(x: x, y: y, z: z, magnitude: magnitude)
+        recentSamples.push(x: x, y: y, z: z, magnitude: magnitude)
+        newestSampleTime = t
         impacts.push(magnitude)
     }
 
@@ -197,8 +202,8 @@ struct StepGate: Sendable {
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
-        if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil) }
-        if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil) }
+        if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, newest: newestSampleTime) }
+        if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
         // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).
@@ -277,6 +282,7 @@ struct StepGate: Sendable {
         turningArmWork.reset()
         upwardPeaks.reset()
         circling.reset()
+        recentSamples.reset()
         impacts.reset()
         vehicleEvidence.reset()
     }

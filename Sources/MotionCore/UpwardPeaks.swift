@@ -19,8 +19,6 @@
 /// does a chain within `StepGate.recentSeconds` of a walk (the hook in `StepGate.confirm`, as for
 /// `TurningArmWork`). Magnitude-only input carries no direction and clears the mean.
 struct UpwardPeaks: Sendable {
-    /// Samples kept: one window (`WindowFeatures.windowLength`, 5 s at 25 Hz) and a few more.
-    static let capacity = 128
     static let span = WindowFeatures.windowLength
     static let peakCapacity = 32
     /// Where a band peak's |a| maximum is sought (s before and after the band's peak time: the
@@ -40,8 +38,6 @@ struct UpwardPeaks: Sendable {
     /// (docs/motion.md, "Peaks that do not push up (gate v2.15-A)").
     static let floor = 0.2
 
-    private var samples = SampleRing(capacity: capacity)
-    private var newest = 0.0
     private var peaks: [Double]
     private var peakHead = 0
     private var peakCount = 0
@@ -57,17 +53,10 @@ struct UpwardPeaks: Sendable {
     }
 
     mutating func reset() {
-        samples.reset()
         peakHead = 0
         peakCount = 0
         lift = nil
         windows = 0
-    }
-
-    /// One 25 Hz sample (g) at `t` (s).
-    @inline(__always) mutating func push(x: Double, y: Double, z: Double, magnitude: Double, at t: Double) {
-        samples.push(x: x, y: y, z: z, magnitude: magnitude)
-        newest = t
     }
 
     /// A step candidate (the band peak's time) offered to the gate.
@@ -79,8 +68,9 @@ struct UpwardPeaks: Sendable {
 
     /// The mean cosine, over the peaks of the last window, between the acceleration beyond the
     /// window's mean (gravity) at each peak's |a| maximum and gravity; nil without enough
-    /// samples, peaks or gravity (a free fall).
-    func windowLift() -> Double? {
+    /// samples, peaks or gravity (a free fall). `samples`: the gate's recent 25 Hz samples, the
+    /// newest at `newest` (s).
+    func windowLift(samples: SampleRing, newest: Double) -> Double? {
         guard samples.count >= Self.span else { return nil }
         let (gx, gy, gz) = samples.mean(of: Self.span)
         let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
@@ -110,13 +100,13 @@ struct UpwardPeaks: Sendable {
     }
 
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
-    mutating func observe(threeAxis: Bool) {
+    mutating func observe(threeAxis: Bool, samples: SampleRing, newest: Double) {
         guard threeAxis else {
             lift = nil
             windows = 0
             return
         }
-        guard let value = windowLift() else { return }
+        guard let value = windowLift(samples: samples, newest: newest) else { return }
         lift = lift.map { $0 + Self.gain * (value - $0) } ?? value
         windows += 1
     }

@@ -110,19 +110,22 @@ import Testing
     }
 
     @Test func theRotationIsOneForACircleAndZeroForALine() throws {
-        func window(_ movement: Movement, rotated: Bool = false) -> CirclingArmWork {
+        func window(_ movement: Movement, rotated: Bool = false) -> SampleRing {
             let sample = Self.samples(start: 1, rotated: rotated) { _ in movement }
-            var circling = CirclingArmWork()
+            var samples = SampleRing(capacity: StepGate.recentSampleCapacity)
             for k in 0..<CirclingArmWork.span {
                 let a = sample((Double(k) + 0.5) / MotionEngine.internalRate)
-                circling.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot())
+                samples.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot())
             }
-            return circling
+            return samples
         }
-        let circle = try #require(window(.circle).windowRotation()), line = try #require(window(.line).windowRotation())
+        func rotation(_ movement: Movement, rotated: Bool = false) -> Double? {
+            CirclingArmWork.windowRotation(samples: window(movement, rotated: rotated))
+        }
+        let circle = try #require(rotation(.circle)), line = try #require(rotation(.line))
         #expect(circle > 0.95)
         #expect(line < 0.1)
-        #expect(abs(try #require(window(.circle, rotated: true).windowRotation()) - circle) < 1e-9)
+        #expect(abs(try #require(rotation(.circle, rotated: true)) - circle) < 1e-9)
         // The mean judges once it and the turning index have formed, and only with the movement
         // across gravity; a magnitude-only window carries no direction and clears it.
         var turning = TurningArmWork()
@@ -131,11 +134,12 @@ import Testing
             turning.observe(0.45)
             upright.observe(0)
         }
-        var circling = window(.circle)
-        for _ in 0..<CirclingArmWork.minWindows { circling.observe(threeAxis: true) }
+        let circles = window(.circle)
+        var circling = CirclingArmWork()
+        for _ in 0..<CirclingArmWork.minWindows { circling.observe(threeAxis: true, samples: circles) }
         let heldAcross = circling.holdsBack(turning: turning), heldUpright = circling.holdsBack(turning: upright)
         #expect(heldAcross && !heldUpright)
-        circling.observe(threeAxis: false)
+        circling.observe(threeAxis: false, samples: circles)
         let heldWhenCleared = circling.holdsBack(turning: turning)
         #expect(circling.rotation == nil && !heldWhenCleared)
     }

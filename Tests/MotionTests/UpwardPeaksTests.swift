@@ -105,33 +105,43 @@ import Testing
     }
 
     @Test func theLiftIsTheCosineToGravityAtThePeaks() throws {
-        func window(_ push: Push, rotated: Bool = false) -> UpwardPeaks {
+        func window(_ push: Push, rotated: Bool = false) -> (upward: UpwardPeaks, samples: SampleRing, newest: Double) {
             let peaks = chain(from: 0.5, count: 8)
             let sample = Self.samples(peaks, rotated: rotated) { _ in push }
             var upward = UpwardPeaks()
+            var samples = SampleRing(capacity: StepGate.recentSampleCapacity)
+            var newest = 0.0
             var noted = 0
             for k in 0..<UpwardPeaks.span {
                 let t = (Double(k) + 0.5) / MotionEngine.internalRate
                 let a = sample(t)
-                upward.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot(), at: t)
+                samples.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot())
+                newest = t
                 while noted < peaks.count && peaks[noted] <= t {
                     upward.notePeak(at: peaks[noted])
                     noted += 1
                 }
             }
-            return upward
+            return (upward, samples, newest)
         }
-        let up = try #require(window(.up).windowLift()), across = try #require(window(.across).windowLift())
+        func lift(_ push: Push, rotated: Bool = false) -> Double? {
+            let w = window(push, rotated: rotated)
+            return w.upward.windowLift(samples: w.samples, newest: w.newest)
+        }
+        let up = try #require(lift(.up)), across = try #require(lift(.across))
         #expect(up > 0.95)
         #expect(abs(across) < 0.1)
-        #expect(abs(try #require(window(.up, rotated: true).windowLift()) - up) < 1e-9)
+        #expect(abs(try #require(lift(.up, rotated: true)) - up) < 1e-9)
         // The mean judges once it has formed; a magnitude-only window carries no direction and
         // clears it.
-        var armWork = window(.across)
-        for _ in 0..<UpwardPeaks.minWindows { armWork.observe(threeAxis: true) }
+        let acrossWindow = window(.across)
+        var armWork = acrossWindow.upward
+        for _ in 0..<UpwardPeaks.minWindows {
+            armWork.observe(threeAxis: true, samples: acrossWindow.samples, newest: acrossWindow.newest)
+        }
         let heldWhileFormed = armWork.holdsBack
         #expect(heldWhileFormed)
-        armWork.observe(threeAxis: false)
+        armWork.observe(threeAxis: false, samples: acrossWindow.samples, newest: acrossWindow.newest)
         let heldWhenCleared = armWork.holdsBack
         #expect(armWork.lift == nil && !heldWhenCleared)
     }
