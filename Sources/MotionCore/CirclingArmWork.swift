@@ -58,10 +58,13 @@ struct CirclingArmWork: Sendable {
         var sumX = 0.0, sumY = 0.0, sumZ = 0.0
         var lengths = 0.0
         var previous: (x: Double, y: Double, z: Double)?
-        // Oldest to newest, each sample with its two neighbours inside the window.
+        // Oldest to newest, each sample with its two neighbours inside the window (each read once).
+        var a = samples.sample(Self.span - 1), b = samples.sample(Self.span - 2)
         for back in stride(from: Self.span - 2, through: 1, by: -1) {
-            let a = samples.sample(back + 1), b = samples.sample(back), c = samples.sample(back - 1)
+            let c = samples.sample(back - 1)
             let m = (x: (a.x + b.x + c.x) / 3 - gx, y: (a.y + b.y + c.y) / 3 - gy, z: (a.z + b.z + c.z) / 3 - gz)
+            a = b
+            b = c
             if let p = previous {
                 let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
                 sumX += cx
