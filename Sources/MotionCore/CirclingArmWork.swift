@@ -23,8 +23,6 @@
 /// and clears the mean.
 struct CirclingArmWork: Sendable {
     static let span = WindowFeatures.windowLength
-    /// About 10 s of windows, as `StepGate.verticalGain`.
-    static let gain = 0.1
     /// Windows the mean needs before it judges (as `TurningArmWork.minWindows`).
     static let minWindows = 10
     /// The mean rotation above which the movement circles: the real walks' stepping windows reach
@@ -37,15 +35,15 @@ struct CirclingArmWork: Sendable {
     /// 3 (781 and 838 instead of 233 and 260 false steps per hour); 0.15-0.25 give the same real counts.
     static let minTurning = 0.25
 
+    /// The recent mean rotation, over the three-axis windows since it was cleared (a
+    /// magnitude-only window or a gap clears it).
+    private(set) var mean = RecentMean()
     /// The recent mean rotation; nil before a three-axis window, after a magnitude-only window and
     /// after a gap.
-    private(set) var rotation: Double?
-    /// Windows in the mean since it was cleared.
-    private(set) var windows = 0
+    var rotation: Double? { mean.value }
 
     mutating func reset() {
-        rotation = nil
-        windows = 0
+        mean.clear()
     }
 
     /// The last window's rotation: |sum of m(i) x m(i+1)| over the sum of their lengths, m the
@@ -81,20 +79,18 @@ struct CirclingArmWork: Sendable {
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
     mutating func observe(threeAxis: Bool, samples: SampleRing) {
         guard threeAxis else {
-            rotation = nil
-            windows = 0
+            mean.clear()
             return
         }
         guard let value = Self.windowRotation(samples: samples) else { return }
-        rotation = rotation.map { $0 + Self.gain * (value - $0) } ?? value
-        windows += 1
+        mean.add(value)
     }
 
     /// Whether a chain must wait: the recent movement circles, mostly across gravity (`turning`:
     /// the gate's `TurningArmWork` mean, formed over the same windows).
     func holdsBack(turning: TurningArmWork) -> Bool {
-        guard let rotation, windows >= Self.minWindows, let index = turning.hidden, turning.windows >= TurningArmWork.minWindows
-        else { return false }
+        guard let rotation = mean.formed(after: Self.minWindows),
+              let index = turning.mean.formed(after: TurningArmWork.minWindows) else { return false }
         return rotation > Self.minRotation && index > Self.minTurning
     }
 }

@@ -7,7 +7,7 @@
 /// tying laces, dressing, scrubbing dishes or working at a desk are quick strokes, grips and
 /// contacts whose |a| carries about as much power above 6 Hz as in the gait band (-0.2 to 0.0).
 /// One window's balance is noisy (a heel strike, a bump), so exponential means over the
-/// magnitude-only windows (`gain` a window, about 10 s) decide, as the vertical share does for
+/// magnitude-only windows (`RecentMean`, about 10 s) decide, as the vertical share does for
 /// three-axis windows (`StepGate.verticalFloor`): while the balance is above `ceiling` and the
 /// band's peaks swing more than `swingFloor` (vigorous movement: the slow, weak walks whose
 /// balance wanders up keep their steps), a chain at a step period of at least `minPeriod` is arm
@@ -19,13 +19,13 @@
 /// Three-axis windows clear the means.
 struct MagnitudeArmWork: Sendable {
     /// The recent balance (log10 of the |a| RMS above 6 Hz over the gait band's RMS) and the
-    /// recent peak swing (log10 g), nil before the first magnitude-only window, after a
+    /// recent peak swing (log10 g) over the magnitude-only windows since they were cleared.
+    private(set) var balanceMean = RecentMean()
+    private(set) var swingMean = RecentMean()
+    /// The recent balance and swing, nil before the first magnitude-only window, after a
     /// three-axis one and after a gap.
-    private(set) var balance: Double?
-    private(set) var swing: Double?
-
-    /// About 10 s of windows, as `StepGate.verticalGain`.
-    static let gain = 0.1
+    var balance: Double? { balanceMean.value }
+    var swing: Double? { swingMean.value }
     /// Mean balance above which the |a| movement is arm work: the rieck walks' exponential mean
     /// exceeds -0.15 in 0-6 % of their windows (none at -0.1), the held-out rieck shoe-lace and
     /// desk work in 86-100 %, dressing 91 %, dishwashing 48 %; -0.2 catches 7-25 % of the slow walks.
@@ -69,8 +69,8 @@ struct MagnitudeArmWork: Sendable {
             reset()
             return
         }
-        balance = balance.map { $0 + Self.gain * (evidence.balance - $0) } ?? evidence.balance
-        swing = swing.map { $0 + Self.gain * (evidence.swing - $0) } ?? evidence.swing
+        balanceMean.add(evidence.balance)
+        swingMean.add(evidence.swing)
     }
 
     /// Whether a chain at `stepPeriod` (s) is magnitude-only arm work and must wait.
@@ -86,7 +86,7 @@ struct MagnitudeArmWork: Sendable {
     }
 
     mutating func reset() {
-        balance = nil
-        swing = nil
+        balanceMean.clear()
+        swingMean.clear()
     }
 }

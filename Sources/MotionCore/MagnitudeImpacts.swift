@@ -18,7 +18,7 @@ import Glibc
 /// whose recent |a| balance is at or below `smoothBalance` is not judged, so the two readings
 /// cover each other (a time-compressed walk keeps its impacts, a soft walk its smoothness).
 /// One window is noisy, so an exponential mean over the moving magnitude-only windows decides
-/// (`gain`, about 10 s, as the other arm-work means); a window that barely moves (`minimumSpread`)
+/// (`RecentMean`, about 10 s, as the other arm-work means); a window that barely moves (`minimumSpread`)
 /// ends the reading (the next movement is read afresh), a three-axis window or a gap clears it,
 /// and only a reading of `evidenceWindows` moving windows holds a chain back: the first seconds of
 /// a walk from rest (a bout, the first steps of a file, the steps after a hole) are not yet an
@@ -26,14 +26,10 @@ import Glibc
 /// `MagnitudeArmWork.minPeriod` waits, and is credited back whole once the impacts show and it
 /// still keeps its rhythm (brisk chains stay exempt, as for the balance).
 struct MagnitudeImpacts: Sendable {
-    /// The recent asymmetry (exponential mean), nil before the first moving magnitude-only window
-    /// of a movement.
-    private(set) var asymmetry: Double?
-    /// Moving windows in the current reading.
-    private(set) var evidence = 0
-
-    /// About 10 s of windows, as `MagnitudeArmWork.gain`.
-    static let gain = 0.1
+    /// The recent asymmetry over the moving windows of the current reading.
+    private(set) var reading = RecentMean()
+    /// The recent asymmetry, nil before the first moving magnitude-only window of a movement.
+    var asymmetry: Double? { reading.value }
     /// Mean asymmetry below which the |a| shows no impacts: desk work and dishwashing held out read
     /// -0.05 to 0.10 (5th-95th percentile), the rieck walks' chains 0.11-0.35 (5th percentiles of
     /// each walk 0.11-0.22). 0.03-0.09 cost no walk held out; 0.12 moves the walks and the bouts.
@@ -105,25 +101,22 @@ struct MagnitudeImpacts: Sendable {
     /// reading, one that barely moves ends it, a three-axis window clears it.
     mutating func observe(magnitudeOnly: Bool) {
         guard magnitudeOnly, let value = windowAsymmetry() else {
-            asymmetry = nil
-            evidence = 0
+            reading.clear()
             return
         }
-        asymmetry = asymmetry.map { $0 + Self.gain * (value - $0) } ?? value
-        evidence += 1
+        reading.add(value)
     }
 
     /// Whether a chain at `stepPeriod` (s) shows no impacts, while the recent |a| `balance`
     /// (`MagnitudeArmWork.balance`, nil: none) is not a smooth pendulum's, and must wait.
     func holdsBack(stepPeriod: Double, balance: Double?) -> Bool {
-        guard stepPeriod >= MagnitudeArmWork.minPeriod, evidence >= Self.evidenceWindows, let asymmetry,
+        guard stepPeriod >= MagnitudeArmWork.minPeriod, let asymmetry = reading.formed(after: Self.evidenceWindows),
               let balance, balance > Self.smoothBalance else { return false }
         return asymmetry < Self.ceiling
     }
 
     mutating func reset() {
-        asymmetry = nil
-        evidence = 0
+        reading.clear()
         rawSum = 0
         rawCount = 0
         filled = 0

@@ -140,14 +140,13 @@ struct StepGate: Sendable {
     /// that period for the rest of the run (`fillVouched`); the rhythm level of `windowKeepsRhythm`.
     static let periodShownCorrelation = 0.2
 
-    /// The recent share of the movement along gravity (exponential mean over three-axis windows,
-    /// `verticalGain` per window, about 10 s), nil before the first and after a gap: walking moves
-    /// the body, and whatever carries the sensor, up and down once per step, while arm work
-    /// (combing, scrubbing, clapping) moves the hand mostly across gravity. Magnitude-only
-    /// windows carry no direction and leave it as it is.
-    private(set) var verticalMean: Double?
-    /// 0.05 (slower) or 0.2 (faster) lose more of the real walks (docs/motion.md, gate v2.10).
-    static let verticalGain = 0.1
+    /// The recent share of the movement along gravity (`RecentMean` over three-axis windows,
+    /// about 10 s): walking moves the body, and whatever carries the sensor, up and down once per
+    /// step, while arm work (combing, scrubbing, clapping) moves the hand mostly across gravity.
+    /// Magnitude-only windows carry no direction and leave it as it is; a gap clears it.
+    private(set) var vertical = RecentMean()
+    /// The recent vertical share, nil before the first three-axis window and after a gap.
+    var verticalMean: Double? { vertical.value }
     /// The recent vertical share below which a chain is arm work, not a walk, and waits: the
     /// Oxford walks fall below 0.15 in 0.3 % of their windows, the Bangle wrist walks in 2.4 %,
     /// the real three-axis Bangle desk work and no-step files in 89 %, synthetic combing in 92 %.
@@ -198,7 +197,7 @@ struct StepGate: Sendable {
     mutating func observe(_ cadence: WindowCadence?, end: Double) {
         window = cadence
         if let share = cadence?.verticalShare {
-            verticalMean = verticalMean.map { $0 + Self.verticalGain * (share - $0) } ?? share
+            vertical.add(share)
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
@@ -277,7 +276,7 @@ struct StepGate: Sendable {
         gaitShownAt = -Double.infinity
         periodShownAt = -Double.infinity
         doubtUntil = -Double.infinity
-        verticalMean = nil
+        vertical.clear()
         armWork.reset()
         turningArmWork.reset()
         upwardPeaks.reset()

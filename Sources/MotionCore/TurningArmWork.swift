@@ -18,18 +18,15 @@
 /// `StepGate.recentMinSteps` (the hook in `StepGate.confirm`). Magnitude-only windows carry no
 /// direction and clear the mean.
 struct TurningArmWork: Sendable {
-    /// The recent log10 ratio of the movement across gravity to the |a| movement; nil before the
-    /// first three-axis window, after a magnitude-only one and after a gap.
-    private(set) var hidden: Double?
-    /// Three-axis windows in the mean since it was cleared.
-    private(set) var windows = 0
+    /// The recent log10 ratio of the movement across gravity to the |a| movement, over the
+    /// three-axis windows since it was cleared (a magnitude-only window or a gap clears it).
+    private(set) var mean = RecentMean()
+    /// The recent ratio; nil before the first three-axis window, after a magnitude-only one and after a gap.
+    var hidden: Double? { mean.value }
     /// Windows the mean needs before it judges: one window's value is not a mean (without it the
     /// first seconds of a recording are judged on a window or two: at a ceiling of 0.4 the Bangle
     /// wrist walk that opens `bangle-hughb-drive-18` lost 10 of its 18 steps).
     static let minWindows = 10
-
-    /// About 10 s of windows, as `StepGate.verticalGain`.
-    static let gain = 0.1
     /// The mean above which the movement is arm work (3.5 times the |a| movement): windows with
     /// at least 0.6 step candidates/s and a mean vertical share above the floor exceed it in 0.10 %
     /// of the Bangle wrist walks and 0.08 % of the Oxford walks, but 39 % of synthetic gesturing,
@@ -57,18 +54,16 @@ struct TurningArmWork: Sendable {
             reset()
             return
         }
-        hidden = hidden.map { $0 + Self.gain * (evidence - $0) } ?? evidence
-        windows += 1
+        mean.add(evidence)
     }
 
     /// Whether a chain must wait: the recent movement is mostly hidden from |a|.
     var holdsBack: Bool {
-        guard let hidden, windows >= Self.minWindows else { return false }
+        guard let hidden = mean.formed(after: Self.minWindows) else { return false }
         return hidden > Self.ceiling
     }
 
     mutating func reset() {
-        hidden = nil
-        windows = 0
+        mean.clear()
     }
 }

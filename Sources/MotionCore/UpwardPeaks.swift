@@ -27,8 +27,6 @@ struct UpwardPeaks: Sendable {
     static let searchAfter = 0.04
     /// Peaks a window needs for its mean direction to count: fewer leave the mean as it is.
     static let minPeaks = 3
-    /// About 10 s of windows, as `StepGate.verticalGain`.
-    static let gain = 0.1
     /// Windows the mean needs before it judges (as `TurningArmWork.minWindows`).
     static let minWindows = 10
     /// The mean cosine below which the peaks are not a walk's: under every real walk's mean (the
@@ -42,11 +40,12 @@ struct UpwardPeaks: Sendable {
     private var peakHead = 0
     private var peakCount = 0
 
-    /// The recent mean cosine of the peaks' acceleration to gravity; nil before a three-axis
-    /// window with enough peaks, after a magnitude-only window and after a gap.
-    private(set) var lift: Double?
-    /// Windows in the mean since it was cleared.
-    private(set) var windows = 0
+    /// The recent mean cosine of the peaks' acceleration to gravity, over the windows with enough
+    /// peaks since it was cleared (a magnitude-only window or a gap clears it).
+    private(set) var mean = RecentMean()
+    /// The recent mean cosine; nil before a three-axis window with enough peaks, after a
+    /// magnitude-only window and after a gap.
+    var lift: Double? { mean.value }
 
     init() {
         peaks = [Double](repeating: 0, count: Self.peakCapacity)
@@ -55,8 +54,7 @@ struct UpwardPeaks: Sendable {
     mutating func reset() {
         peakHead = 0
         peakCount = 0
-        lift = nil
-        windows = 0
+        mean.clear()
     }
 
     /// A step candidate (the band peak's time) offered to the gate.
@@ -102,18 +100,16 @@ struct UpwardPeaks: Sendable {
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
     mutating func observe(threeAxis: Bool, samples: SampleRing, newest: Double) {
         guard threeAxis else {
-            lift = nil
-            windows = 0
+            mean.clear()
             return
         }
         guard let value = windowLift(samples: samples, newest: newest) else { return }
-        lift = lift.map { $0 + Self.gain * (value - $0) } ?? value
-        windows += 1
+        mean.add(value)
     }
 
     /// Whether a chain must wait: the recent peaks do not push up.
     var holdsBack: Bool {
-        guard let lift, windows >= Self.minWindows else { return false }
+        guard let lift = mean.formed(after: Self.minWindows) else { return false }
         return lift < Self.floor
     }
 }
