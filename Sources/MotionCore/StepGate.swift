@@ -54,6 +54,8 @@ struct StepGate: Sendable {
         var armWork: MagnitudeArmWork.Evidence?
         /// A three-axis window's movement across gravity against its |a| movement (`TurningArmWork`).
         var turning: Double?
+        /// A three-axis window's jerk against its |a| jerk (`TurningJerk`).
+        var turningJerk: Double?
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
         private static let verticalShareFeature = NamedFeature("vertical_share")
@@ -78,6 +80,7 @@ struct StepGate: Sendable {
             if !magnitudeOnly { verticalShare = Self.verticalShareFeature.value(in: values) }
             armWork = MagnitudeArmWork.evidence(in: values, magnitudeOnly: magnitudeOnly)
             turning = TurningArmWork.evidence(in: values, magnitudeOnly: magnitudeOnly)
+            turningJerk = TurningJerk.evidence(in: values, magnitudeOnly: magnitudeOnly)
         }
 
         /// Whether the band's best step lag is `period`, or twice it (the stride, when that is the
@@ -157,6 +160,8 @@ struct StepGate: Sendable {
     private(set) var armWork = MagnitudeArmWork()
     /// Three-axis arm work that |a| does not see (`TurningArmWork`): the same wait.
     private(set) var turningArmWork = TurningArmWork()
+    /// Three-axis arm work whose quick changes turn the acceleration (`TurningJerk`, gate v2.17): the same wait.
+    private(set) var turningJerk = TurningJerk()
     /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`, gate v2.15-A): the same wait.
     private(set) var upwardPeaks = UpwardPeaks()
     /// Arm work that circles across gravity (`CirclingArmWork`, gate v2.16-C): the same wait.
@@ -201,6 +206,7 @@ struct StepGate: Sendable {
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
+        if let cadence { turningJerk.observe(threeAxis: cadence.verticalShare != nil, evidence: cadence.turningJerk) }
         if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, newest: newestSampleTime) }
         if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
@@ -279,6 +285,7 @@ struct StepGate: Sendable {
         vertical.clear()
         armWork.reset()
         turningArmWork.reset()
+        turningJerk.reset()
         upwardPeaks.reset()
         circling.reset()
         recentSamples.reset()
@@ -589,7 +596,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if (turningArmWork.holdsBack || upwardPeaks.holdsBack || circling.holdsBack(turning: turningArmWork))
+        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || circling.holdsBack(turning: turningArmWork))
             && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
