@@ -36,6 +36,8 @@ struct StepGate: Sendable {
     /// from one minute to the next, so it decides stride or step where the window does not.
     private(set) var recentPeriod = 0.0
     private(set) var recentPeriodTime = 0.0
+    /// The period a proven run may not drift above (gate v2.17-T, `CadenceCeiling`).
+    private(set) var ceiling = CadenceCeiling()
 
     /// What the last window shows of the step rhythm, set by the engine every window.
     struct WindowCadence: Sendable {
@@ -300,6 +302,7 @@ struct StepGate: Sendable {
             recentPeriodTime = lastStep
         }
         walking = false
+        ceiling.reset()
         period = 0
         lastInterval = 0
         runSteps = 0
@@ -431,7 +434,8 @@ struct StepGate: Sendable {
             let half = (dt + lastInterval) / 2
             lastInterval = dt
             if abs(half - period) <= p.regularity * period {
-                period += p.periodGain * (half - period)
+                let next = period + p.periodGain * (half - period)
+                if ceiling.allows(next) { period = next }
             }
             // The run drifted to stride intervals (the arm swing took over |a|): keep tracking
             // the step period, so every double interval credits the step in between.
@@ -439,6 +443,7 @@ struct StepGate: Sendable {
                 period /= 2
                 lastInterval /= 2
                 strideRun = true
+                ceiling.halve()
             }
             creditStep(at: t, steps: &steps)
             return
@@ -515,6 +520,7 @@ struct StepGate: Sendable {
         steps.append(t)
         runSteps += 1
         lastStep = t
+        ceiling.note(runSteps: runSteps, period: period)
     }
 
     /// A candidate joins the chain waiting for confirmation (the oldest goes when it is full),
