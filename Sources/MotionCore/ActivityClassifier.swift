@@ -475,7 +475,7 @@ struct ActivityClassifier: Sendable {
 
 /// Which of the last `span` windows showed a sign (a ring), and their share of the span (also
 /// before it has filled).
-private struct RecentShare: Sendable {
+struct RecentShare: Sendable {
     let span: Int
     private var marks: [Bool] = []
     private var next = 0
