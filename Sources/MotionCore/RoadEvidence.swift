@@ -26,6 +26,8 @@ struct RoadEvidence {
     private var windows = RecentShare(span: span)
     /// The end of the last window at which the evidence held.
     private(set) var lastTime: Double?
+    /// Whether `onsetWindows` of the last `span` windows were roads under a quiet hand.
+    var isOpen: Bool { windows.count >= Self.onsetWindows }
 
     /// Whether one window is a road under a quiet hand: three axes, vibration at a road's level
     /// above the sensor's noise floor (g), movement across gravity below `horizontalLimit`.
@@ -39,7 +41,7 @@ struct RoadEvidence {
     /// candidates waiting (a walk is no road, whatever it vibrates).
     mutating func observe(values: [Double], magnitudeOnly: Bool, noiseFloor: Double, stepping: Bool, at t: Double) {
         windows.note(!stepping && Self.isQuietRoad(values, magnitudeOnly: magnitudeOnly, noiseFloor: noiseFloor))
-        if windows.count >= Self.onsetWindows { lastTime = t }
+        if isOpen { lastTime = t }
     }
 
     mutating func reset() {

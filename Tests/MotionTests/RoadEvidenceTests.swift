@@ -64,6 +64,17 @@ import StepdModel
         #expect(evidence.lastTime == Double(roadWindows + RoadEvidence.span - 1 - RoadEvidence.onsetWindows))
     }
 
+    /// The activity state reads the same evidence (`ActivityClassifier.roadHoldsEvidence`).
+    @Test func theEvidenceIsOpenWhileItHolds() {
+        var evidence = RoadEvidence()
+        for k in 0..<(RoadEvidence.onsetWindows - 1) {
+            evidence.observe(values: road, magnitudeOnly: false, noiseFloor: 0, stepping: false, at: Double(k))
+        }
+        #expect(!evidence.isOpen)
+        evidence.observe(values: road, magnitudeOnly: false, noiseFloor: 0, stepping: false, at: 100)
+        #expect(evidence.isOpen)
+    }
+
     /// Ten peaks 0.9 s apart with the jitter of steering (the 36-minute drive held out by activity:
     /// the model that never saw a car calls it walking at 0.9 and credited 10 steps at 119 s).
     private let wheel = [0.0, 0.85, 1.8, 2.62, 3.55, 4.4, 5.35, 6.2, 7.1, 7.95].map { 114 + $0 }
