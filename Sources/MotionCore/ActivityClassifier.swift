@@ -34,6 +34,8 @@ import StepdModel
 ///   last minute's windows move across gravity by 0.1 g.
 /// - A road shakes a car (see `isRoad`): the state does not become automotive while fewer than
 ///   12 of the last minute's windows vibrate by 20 mg with a tenth of it along gravity.
+/// - Steering is no walk off the car (see `roadHoldsEvidence`): while the step gate's model-free road
+///   evidence is open, a walking lead without steps neither counts nor resets the automotive evidence.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -59,6 +61,9 @@ struct ActivityClassifier: Sendable {
         var road = true
         /// A device held steadily in a hand (`isSteadyHand`).
         var steadyHand = false
+        /// The step gate's model-free road evidence was open at the previous window
+        /// (`RoadEvidence.isOpen`; see `roadHoldsEvidence`).
+        var roadOpen = false
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -304,7 +309,8 @@ struct ActivityClassifier: Sendable {
                             wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly),
                             road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
-                            steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly))
+                            steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly),
+                            roadOpen: gait.roadEvidence.isOpen)
         return decide(window, gait: Gait(gait))
     }
 
@@ -378,7 +384,8 @@ struct ActivityClassifier: Sendable {
         if kind == .automotive {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
             automotiveWindows += 1
-        } else if !(kind == .stationary && !window.magnitudeOnly && automotiveWindows > 0 && t - streakStart < Self.vehicleStop) {
+        } else if !(kind == .stationary && !window.magnitudeOnly && automotiveWindows > 0 && t - streakStart < Self.vehicleStop)
+                    && !(automotiveWindows > 0 && Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t)) {
             automotiveWindows = 0
         }
 
@@ -475,7 +482,7 @@ struct ActivityClassifier: Sendable {
 
 /// Which of the last `span` windows showed a sign (a ring), and their share of the span (also
 /// before it has filled).
-private struct RecentShare: Sendable {
+struct RecentShare: Sendable {
     let span: Int
     private var marks: [Bool] = []
     private var next = 0

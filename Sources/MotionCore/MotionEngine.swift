@@ -226,6 +226,8 @@ public struct MotionEngine: Sendable {
         let stepping = gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit
         gate.vehicleEvidence.observe(smoothed: classifier.smoothed, values: features.values, magnitudeOnly: features.magnitudeOnly,
                                      noiseFloor: classifier.noiseFloor ?? 0, stepping: stepping, at: t)
+        gate.roadEvidence.observe(values: features.values, magnitudeOnly: features.magnitudeOnly,
+                                  noiseFloor: classifier.noiseFloor ?? 0, stepping: stepping, at: t)
         let locomotion = classifier.locomotion
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {

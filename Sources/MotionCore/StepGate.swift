@@ -261,11 +261,13 @@ struct StepGate: Sendable {
     /// for far more than twice that and is credited whole once it has, with its own times.
     func afterDrive(at t: Double) -> Bool {
         // The model's own vehicle evidence opens the context before the state's onset (gate v2.16-E).
-        guard let vehicle = [vehicleTime, vehicleEvidence.lastTime].compactMap({ $0 }).max() else { return false }
+        guard let vehicle = [vehicleTime, vehicleEvidence.lastTime, roadEvidence.lastTime].compactMap({ $0 }).max() else { return false }
         return vehicle > confirmedTime && t - vehicle <= Self.afterDriveSeconds
     }
     /// Stretches of windows in which the model leads with automotive (`VehicleEvidence`, gate v2.16-E).
     var vehicleEvidence = VehicleEvidence()
+    /// Road vibration under a quiet hand, whatever the model says (`RoadEvidence`, gate v2.17-V).
+    var roadEvidence = RoadEvidence()
     /// Candidates of the chain waiting for confirmation.
     var waitingCandidates: Int { pendingCount }
 
@@ -293,6 +295,7 @@ struct StepGate: Sendable {
         recentSamples.reset()
         impacts.reset()
         vehicleEvidence.reset()
+        roadEvidence.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
