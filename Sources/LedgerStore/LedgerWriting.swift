@@ -47,6 +47,7 @@ extension LedgerService {
     /// Appends the backlog in sequence order, one write + fdatasync per day file touched.
     func writeBacklog(now: Double) {
         var written = 0
+        var startedDayFile = false
         var change = LedgerChange()
         defer {
             if written > 0 {
@@ -92,6 +93,7 @@ extension LedgerService {
             }
             files[day] = DayFile(size: size,
                                  maxSequence: max(existing?.maxSequence ?? 0, batch.last?.sequence ?? 0))
+            if existing == nil { startedDayFile = true }
             for record in batch {
                 if record.isTombstone {
                     change.reasons.insert(.delete)
@@ -126,6 +128,10 @@ extension LedgerService {
             faultSummary = nil
         }
         nextRetry = nil
+        // Retention and the disk caps are kept as the days pass, not only when a client
+        // acknowledges: a device whose sync stopped (or never started) kept every day file,
+        // and every record in memory, for good, past the hard cap too.
+        if startedDayFile { prune(now: now) }
     }
 
     /// The day file holds fewer bytes than were written and synced to it: the disk lost them

@@ -14,6 +14,9 @@ public final class RPCServer {
     public let socket: UnixSocketServer
     public let dispatcher: RPCDispatcher
     private let logger: EventLogger
+    /// The "now" requests and notifications are answered at (UTC seconds): the agent's calendar,
+    /// a simulated one under `stepd --simulate-start`.
+    public var wallClock: () -> Double = { SystemClocks.wall() }
     /// Connections are being refused and that was logged; cleared by the next one accepted.
     private var refusing = false
 
@@ -32,7 +35,7 @@ public final class RPCServer {
     public var socketPath: String { socket.options.path }
 
     public func handle(_ ready: [pollfd]) {
-        let now = SystemClocks.wall()
+        let now = wallClock()
         for event in socket.handle(ready) {
             switch event {
             case .refused(let reason):
@@ -67,7 +70,7 @@ public final class RPCServer {
     }
 
     public func publishSteps(total: Int, distanceMeters: Double? = nil) {
-        apply(dispatcher.publishSteps(total: total, distanceMeters: distanceMeters, now: SystemClocks.wall()))
+        apply(dispatcher.publishSteps(total: total, distanceMeters: distanceMeters, now: wallClock()))
     }
 
     public func publishActivity(_ activity: ActivityResult) {

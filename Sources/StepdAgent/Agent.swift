@@ -33,6 +33,8 @@ public final class Agent {
     let localTimeZone: TimeZoneRule
     /// `localTimeZone`'s name when it has one (nil: answers say "local").
     let localTimeZoneName: String?
+    /// The calendar the ledger and the answers use: real time, or `--simulate-start`'s.
+    let wallClock: AgentWallClock
 
     let startedMonotonic: Double
     let startedWall: Double
@@ -52,7 +54,9 @@ public final class Agent {
     private var exitStatus = AgentExitStatus.success
 
     init(options: AgentOptions, logger: EventLogger, notifier: SystemdNotifier, sensor: SensorPath,
-         ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?) {
+         ledger: LedgerService, localTimeZone: TimeZoneRule, signals: SignalDescriptor, metrics: MetricsTextfile?,
+         wallClock: AgentWallClock = .real) {
+        self.wallClock = wallClock
         self.localTimeZone = localTimeZone
         localTimeZoneName = LocalTimeZone.name(of: localTimeZone, environment: ProcessEnvironment.current())
         self.options = options
@@ -67,7 +71,7 @@ public final class Agent {
         capture = RawCapture(directory: options.stateDirectory + "/recordings",
                              maxBytes: options.recordingsMaxMegabytes * 1_048_576, logger: logger)
         startedMonotonic = SystemClocks.monotonic()
-        startedWall = SystemClocks.wall()
+        startedWall = wallClock.now()
         nextMetricsWrite = startedMonotonic
         stallArmed = options.stallAfter != nil
     }
@@ -142,7 +146,7 @@ public final class Agent {
         let now = SystemClocks.monotonic()
         var delay = sensor.realDelayUntilDue()
         if let tick = ledger.nextTickTime {
-            delay = min(delay, tick - SystemClocks.wall())
+            delay = min(delay, (tick - wallClock.now()) / wallClock.rate)
         }
         if metrics != nil { delay = min(delay, nextMetricsWrite - now) }
         if notifier.watchdogInterval != nil { delay = min(delay, nextWatchdogCheck - now) }
@@ -184,7 +188,7 @@ public final class Agent {
         if batch.gapBeforeSamples { engine.markGap() }
         if batch.samples.isEmpty { return }
 
-        let mapping = sensor.timeMapping(wallNow: SystemClocks.wall())
+        let mapping = sensor.timeMapping(wallNow: wallClock.now(), calendarRate: wallClock.rate)
         capture.append(batch.samples)
         for sample in batch.samples {
             if let update = engine.process(sample) { apply(update, mapping: mapping) }
@@ -214,7 +218,7 @@ public final class Agent {
 
     private func afterTurn() {
         let now = SystemClocks.monotonic()
-        let wall = SystemClocks.wall()
+        let wall = wallClock.now()
         if let tick = ledger.nextTickTime, tick <= wall { ledger.tick(now: wall) }
         capture.expireIfDue(monotonicNow: now)
 
@@ -253,7 +257,7 @@ public final class Agent {
     func statusLine() -> String {
         let status = sensor.supervisor.status
         let model = status.model?.rawValue ?? "no sensor"
-        return "sensor \(model) \(status.health.rawValue), \(stepsToday(now: SystemClocks.wall())) steps today, \(currentActivity.kind.rawValue)"
+        return "sensor \(model) \(status.health.rawValue), \(stepsToday(now: wallClock.now())) steps today, \(currentActivity.kind.rawValue)"
     }
 
     /// Today in local time, all sources merged, saved and unsaved steps.
@@ -267,12 +271,12 @@ public final class Agent {
     private func shutdown() {
         notifier.notify("STOPPING=1\nSTATUS=saving steps")
         if let update = engine.finish() {
-            apply(update, mapping: sensor.timeMapping(wallNow: SystemClocks.wall()))
+            apply(update, mapping: sensor.timeMapping(wallNow: wallClock.now(), calendarRate: wallClock.rate))
         }
-        ledger.shutdown(now: SystemClocks.wall())
+        ledger.shutdown(now: wallClock.now())
         capture.stop(reason: "agent stopping")
         server?.close()
-        if let metrics { metrics.write(snapshot(wallNow: SystemClocks.wall())) }
+        if let metrics { metrics.write(snapshot(wallNow: wallClock.now())) }
         logger.notice("stopped: \(engine.totalSteps) steps counted this run, ledger \(ledger.health.state.rawValue)")
     }
 

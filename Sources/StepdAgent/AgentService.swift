@@ -17,7 +17,7 @@ final class AgentService: StepdService {
     init(agent: Agent) { self.agent = agent }
 
     private var ledger: LedgerService { agent.ledger }
-    private var now: Double { SystemClocks.wall() }
+    private var now: Double { agent.wallClock.now() }
 
     // MARK: - status and activity
 

@@ -1,6 +1,7 @@
 import Boards
 import CStepdShim
 import ChipEmulation
+import CivilTime
 import Glibc
 import LedgerStore
 import RPCDispatch
@@ -71,6 +72,11 @@ public enum AgentLauncher {
         case .failure(let problem):
             logger.error(problem.message)
             return problem.status.rawValue
+        }
+
+        if options.simulatedStart != nil, !plan.isSimulated {
+            logger.error("--simulate-start applies to a simulated sensor only: \(plan.boardFile ?? "the board") is a real sensor, which runs on the real clock; drop it or pass --simulate builtin|RECORDING")
+            return AgentExitStatus.usage.rawValue
         }
 
         // Before --check answers, so a group that does not exist fails the check (scripts/install
@@ -155,10 +161,15 @@ public enum AgentLauncher {
 
         let sensor = SensorPath(plan: plan, logger: logger)
         logger.info("sensor: \(sensor.description)")
+        var wallClock = AgentWallClock.real
+        if let start = options.simulatedStart {
+            wallClock = .simulated(startingAt: start, following: sensor.clock)
+            logger.notice("clock: simulated, from \(LocalTime(utc: start, zone: .utc)?.text(.iso8601) ?? String(start)) at \(sensor.speed)x (--simulate-start); the ledger is stamped on it")
+        }
         let metrics = options.metricsDirectory.map { MetricsTextfile(directory: $0, logger: logger) }
         let agent = Agent(options: options, logger: logger, notifier: SystemdNotifier(environment: environment),
                           sensor: sensor, ledger: ledger, localTimeZone: localTimeZone, signals: signals,
-                          metrics: metrics)
+                          metrics: metrics, wallClock: wallClock)
 
         do {
             let server = try RPCServer(
@@ -166,6 +177,7 @@ public enum AgentLauncher {
                 service: AgentService(agent: agent),
                 permissions: PermissionPolicy(agentUID: uid, adminGroupID: adminGroup),
                 logger: logger)
+            server.wallClock = { wallClock.now() }
             agent.attach(server: server)
         } catch {
             logger.error("cannot serve \(options.socketPath): \(error)")

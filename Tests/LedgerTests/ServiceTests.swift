@@ -336,14 +336,49 @@ import Testing
         opts.hardDiskCapBytes = 600
         let logs = LogCollector()
         let service = try LedgerService(stateDirectory: dir, options: opts, logger: logs.logger)
-        for day in 0..<10 {
+        func walk(day: Int) {
             let start = utc(2024, 1, 1 + day, 9)
             service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
         }
-        let result = try service.acknowledge(anchor: 2, now: utc(2024, 1, 11))
-        #expect(result.removedFiles.count == 2)
-        #expect(!result.removedUnsyncedFiles.isEmpty)
+        for day in 0..<6 { walk(day: day) }
+        // Six one-record files: above the disk cap, below the hard cap, nothing synced: all kept.
+        #expect(service.diskUsageBytes > 500 && service.diskUsageBytes <= 600)
+        let result = try service.acknowledge(anchor: 2, now: utc(2024, 1, 7))
+        #expect(result.removedFiles == ["2024-01-01.steps"])
+        #expect(result.removedUnsyncedFiles.isEmpty)
+        // Without a further acknowledgement the next days cost the synced file first, then,
+        // above the hard cap, the oldest unsynced ones (each an error line).
+        for day in 6..<10 { walk(day: day) }
         #expect(service.diskUsageBytes <= 600)
+        #expect(!listDirectory(dir + "/ledger").contains("2024-01-02.steps"))
         #expect(logs.all.contains { $0.contains("UNSYNCED") })
+        #expect(listDirectory(dir + "/ledger").contains("2024-01-10.steps"))
+    }
+
+    /// Retention is kept as the days pass: a device whose sync stopped after an acknowledgement
+    /// kept every synced day file (and its records in memory) until the next one, for good if
+    /// none came. Found by `scripts/soak` (a week with `--retention-days 3`).
+    @Test func retentionIsKeptAsDaysPassWithoutAnotherAcknowledgement() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        var opts = options()
+        opts.retentionDays = 3
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: opts, logger: logs.logger)
+        func walk(day: Int) {
+            let start = utc(2024, 1, 1 + day, 9)
+            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
+        }
+        for day in 0..<3 { walk(day: day) }
+        let result = try service.acknowledge(anchor: 3, now: utc(2024, 1, 3, 12))
+        #expect(result.removedFiles.isEmpty)
+        for day in 3..<8 { walk(day: day) }
+        // On January 8 the acknowledged days 1-3 are past 3 days; the unsynced ones stay.
+        let left = listDirectory(dir + "/ledger").filter { $0.hasSuffix(".steps") }.sorted()
+        #expect(left == (4...8).map { "2024-01-0\($0).steps" })
+        #expect(service.recordedSteps == 500)
+        #expect(service.changes(after: 3, limit: 10).records.map(\.sequence) == [4, 5, 6, 7, 8])
+        #expect(logs.all.contains { $0.contains("pruned") })
+        #expect(!logs.all.contains { $0.contains("UNSYNCED") })
     }
 }

@@ -1,5 +1,6 @@
 import POSIXLayer
 import ChipEmulation
+import CivilTime
 import StepdModel
 
 /// Everything `stepd` can be told on its command line. Parsed by hand rather than with
@@ -11,6 +12,9 @@ public struct AgentOptions: Sendable, Equatable {
     public var simulateRecording: String?
     public var simulateChip: ChipModel?
     public var replaySpeed: Double?
+    /// `--simulate-start`: the agent's calendar begins at this instant (UTC seconds) and runs on
+    /// the emulated chip's clock.
+    public var simulatedStart: Double?
     public var stateDirectory: String
     public var socketPath: String
     public var socketGroup: String?
@@ -68,6 +72,17 @@ public struct AgentOptions: Sendable, Equatable {
         },
         .option("--replay-speed", "N", "The emulated chip runs N times faster than real time (default 1).") {
             $0.replaySpeed = try $1.number(in: 0.01...10_000)
+        },
+        .option("--simulate-start", "TIME", """
+            With a simulated sensor: the agent's clock starts at TIME (UTC seconds, or ISO-8601 with \
+            Z or an offset, e.g. 2026-10-21T00:00:00Z) and runs at the replay speed, so days, DST \
+            changes and retention pass as fast as the replay (scripts/soak).
+            """) {
+            guard let start = Double($1.text).flatMap({ $0.isFinite && $0 >= 0 && $0 < 253_402_300_800 ? $0 : nil })
+                ?? LocalTime.parseISO8601($1.text, zone: .utc) else {
+                throw ParseFailure("--simulate-start takes UTC seconds or an ISO-8601 time such as 2026-10-21T00:00:00Z, got '\($1.text)'")
+            }
+            $0.simulatedStart = start
         },
         .option("--state-dir", "DIR", """
             Ledger, recordings and metrics state (default: $STATE_DIRECTORY, /var/lib/stepd as root, \
@@ -203,6 +218,9 @@ public struct AgentOptions: Sendable, Equatable {
         }
         if options.boardPath != nil, options.simulateRecording != nil {
             return .failure("--board and --simulate exclude each other: --simulate replaces the board with a simulated one")
+        }
+        if options.simulatedStart != nil, options.boardPath != nil {
+            return .failure("--simulate-start applies to --simulate or the built-in simulated board: a real sensor runs on the real clock")
         }
         if options.simulateChip != nil, options.boardPath != nil {
             return .failure("--chip applies to --simulate or the built-in simulated board; a board file names its chip")

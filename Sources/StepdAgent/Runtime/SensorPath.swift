@@ -108,7 +108,9 @@ final class SensorPath {
         max(0, (supervisor.nextServiceTime - clock.now()) / speed)
     }
 
-    func timeMapping(wallNow: Double) -> SensorTimeMapping {
-        SensorTimeMapping(sensorNow: clock.now(), wallNow: wallNow, speed: speed)
+    /// `calendarRate`: the agent's calendar seconds per real second (1, or the replay speed under
+    /// `--simulate-start`, whose calendar runs on the sensor clock).
+    func timeMapping(wallNow: Double, calendarRate: Double = 1) -> SensorTimeMapping {
+        SensorTimeMapping(sensorNow: clock.now(), wallNow: wallNow, speed: speed / calendarRate)
     }
 }
