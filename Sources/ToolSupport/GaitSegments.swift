@@ -5,7 +5,7 @@ import StepdModel
 /// Everything here is a function of the recording and its true step count only: this module
 /// cannot see the motion engine, so every protocol (in-sample, each fold model) and every version
 /// of the engine is measured on the same copies of the same walks. (Earlier the cuts came from
-/// the engine's own step times, so a walk the engine under-counted was slowed less for the tempo
+/// the engine's own step times, so a walk the engine under-counted was moved less far from its native tempo for the tempo
 /// rows, and the in-sample and held-out rows ran on different inputs.)
 public enum GaitSegments {
     /// Width of the bins in which movement is judged.
