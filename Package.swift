@@ -72,7 +72,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
 
-        // Helpers of the development tools: seeded random numbers, clocks, table columns, sensor imperfections.
+        // Helpers of the development tools: seeded random numbers, clocks, table columns, sensor imperfections,
+        // the gait bench's segments (cut without the engine: this target cannot import MotionCore).
         .target(name: "ToolSupport", dependencies: ["POSIXLayer", "StepdModel"], swiftSettings: strict),
         // The socket robustness fuzzer (scripts/socket-harness).
         .executableTarget(name: "socketfuzz", dependencies: [

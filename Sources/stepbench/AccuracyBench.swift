@@ -96,8 +96,7 @@ struct AccuracyBenchCommand: ParsableCommand {
             engineSeconds += monotonicNow() - engineStart
             // The bouts/tempo segments run with the same model (under --folds: the walk's fold model).
             if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
-                walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, steps: analysis.stepTimes,
-                                            configuration: configuration))
+                walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, configuration: configuration))
             }
             // Walking clips without a step count (../shared/data/activity) are measured too.
             if entry.activity == "walking", entry.truth != 0 {

@@ -4,14 +4,16 @@ import ToolSupport
 
 /// Bouts, tempo and holes from segments of the development walks (part of `stepbench accuracy`).
 ///
-/// The step positions of a walk are the engine's own over the whole file (its count is scored
-/// against the truth above), so a segment's expected count is known:
-/// - bouts: 10 and 20 consecutive steps cut out of a walk (from half a step before the first to
-///   half a step after the last), with 15 s of a still device before and after;
-/// - tempo: each walk time-scaled to ~80 and ~150 steps/min (its cadence: the true count over the
-///   span of its steps), scored against its true count;
-/// - holes: 2 s of samples removed in the middle of a walk (a sensor hole: the engine restarts
-///   its filters after 1 s without data): steps lost beyond the steps inside the hole.
+/// The segments are cut by `GaitSegments` (ToolSupport) from the recording and its true step
+/// count alone, never from the engine's steps: every protocol and every engine version runs on
+/// the same copies of the same walks, and a magnitude-only walk stays magnitude-only.
+/// - bouts: 10 and 20 native step periods of movement (the walk's true count over its moving
+///   seconds) cut out at 1/5 .. 4/5 of its moving time, with 15 s of a still device before and after;
+/// - tempo: each walk time-scaled to ~80, ~150 and ~180 steps/min from that native cadence,
+///   scored against its true count;
+/// - holes: 2 s of samples removed in the middle of a walk's moving time (a sensor hole: the
+///   engine restarts its filters after 1 s without data): steps lost beyond those the engine
+///   counted inside the hole when it had the samples.
 /// Every segment runs with the walk's own configuration: under `--folds` the model of the fold
 /// that held the walk out, so these figures are cross-validated too.
 struct GaitBench {
@@ -19,46 +21,15 @@ struct GaitBench {
         var name: String
         var samples: [AccelSample]
         var truth: Int
-        var steps: [Double]
         var configuration: MotionConfiguration
-    }
-
-    static func still(like samples: ArraySlice<AccelSample>, from start: Double, seconds: Double, rate: Double) -> [AccelSample] {
-        var mx = 0.0, my = 0.0, mz = 0.0
-        for s in samples {
-            mx += s.x
-            my += s.y
-            mz += s.z
-        }
-        let n = Double(max(samples.count, 1))
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func noise() -> Double {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * 0.003
-        }
-        return (0..<Int(seconds * rate)).map { i in
-            AccelSample(t: start + Double(i) / rate, x: mx / n + noise(), y: my / n + noise(), z: mz / n + noise())
-        }
     }
 
     /// Percent of the steps of `size`-step bouts counted (and over-counted steps).
     static func bouts(_ walks: [Walk], size: Int) -> (counted: Double, over: Int, bouts: Int) {
         var expected = 0, counted = 0, over = 0, bouts = 0
-        for walk in walks where walk.steps.count >= 4 * size {
-            let rate = Double(walk.samples.count) / max((walk.samples.last?.t ?? 1) - (walk.samples.first?.t ?? 0), 1)
-            for k in 1...4 {
-                let first = walk.steps.count * k / 5 - size / 2
-                let a = walk.steps[first], b = walk.steps[first + size - 1]
-                let half = (b - a) / Double(size - 1) / 2
-                // Only bouts inside steady walking (no pause inside the cut).
-                guard b - a < Double(size - 1) * 1.2 else { continue }
-                let cut = walk.samples.filter { $0.t >= a - half && $0.t < b + half }
-                guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
-                let before = still(like: cut[...], from: t0 - 15, seconds: 15, rate: rate)
-                let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
-                let n = RecordingAnalysis.run(before + cut + after, configuration: walk.configuration).steps
+        for walk in walks {
+            for bout in GaitSegments.bouts(walk.samples, truth: walk.truth, size: size) {
+                let n = RecordingAnalysis.run(bout, configuration: walk.configuration).steps
                 expected += size
                 counted += min(n, size)
                 over += max(n - size, 0)
@@ -68,20 +39,16 @@ struct GaitBench {
         return (expected == 0 ? 0 : 100 * Double(counted) / Double(expected), over, bouts)
     }
 
-    /// MAPE of the walks time-scaled to `target` steps/min (from their own median step interval).
+    /// MAPE of the walks time-scaled to `target` steps/min (from their native cadence).
     static func tempo(_ walks: [Walk], target: Double, details: Bool) -> (mape: Double, worst: Double, worstName: String, files: Int) {
         var errors: [Double] = []
         var worstName = ""
-        for walk in walks where walk.steps.count >= 20 && walk.truth > 0 {
-            // The walk's own cadence: its true count over the time the engine saw it walking.
-            guard let first = walk.steps.first, let last = walk.steps.last, last > first else { continue }
-            let cadence = 60 * Double(walk.truth) / (last - first)
-            let scale = cadence / target
-            let scaled = walk.samples.map { AccelSample(t: $0.t * scale, x: $0.x, y: $0.y, z: $0.z) }
-            let n = RecordingAnalysis.run(scaled, configuration: walk.configuration).steps
+        for walk in walks where walk.truth >= 20 {
+            guard let copy = GaitSegments.tempoCopy(walk.samples, truth: walk.truth, target: target) else { continue }
+            let n = RecordingAnalysis.run(copy.samples, configuration: walk.configuration).steps
             let error = abs(Double(n - walk.truth)) / Double(walk.truth)
             if details && error > 0.1 {
-                print("  at ~\(Int(target))/min: \(walk.name) (x\(fixedDecimal(scale, 2))) \(n) of \(walk.truth)")
+                print("  at ~\(Int(target))/min: \(walk.name) (x\(fixedDecimal(copy.scale, 2))) \(n) of \(walk.truth)")
             }
             if error > (errors.max() ?? -1) { worstName = walk.name }
             errors.append(error)
@@ -93,14 +60,11 @@ struct GaitBench {
     /// Steps lost beyond those inside a 2 s hole in the middle of each walk (mean per hole).
     static func holes(_ walks: [Walk]) -> (extraLoss: Double, holes: Int) {
         var extra = 0, holes = 0
-        for walk in walks where walk.steps.count >= 60 {
-            let middle = walk.steps[walk.steps.count / 2]
-            let from = middle - 30, to = middle + 30
-            let segment = walk.samples.filter { $0.t >= from && $0.t < to }
-            let holed = segment.filter { $0.t < middle || $0.t >= middle + 2 }
-            let whole = RecordingAnalysis.run(segment, configuration: walk.configuration).steps
-            let inside = walk.steps.filter { $0 >= middle && $0 < middle + 2 }.count
-            extra += max(whole - inside - RecordingAnalysis.run(holed, configuration: walk.configuration).steps, 0)
+        for walk in walks {
+            guard let hole = GaitSegments.hole(walk.samples, truth: walk.truth) else { continue }
+            let whole = RecordingAnalysis.run(hole.whole, configuration: walk.configuration)
+            let inside = whole.stepTimes.filter { $0 >= hole.holeStart && $0 < hole.holeStart + GaitSegments.Hole.seconds }.count
+            extra += max(whole.steps - inside - RecordingAnalysis.run(hole.holed, configuration: walk.configuration).steps, 0)
             holes += 1
         }
         return (holes == 0 ? 0 : Double(extra) / Double(holes), holes)

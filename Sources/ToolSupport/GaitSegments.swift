@@ -1,0 +1,199 @@
+import StepdModel
+
+/// The inputs of `stepbench accuracy`'s bouts, tempo and hole rows, cut from a labelled walk.
+///
+/// Everything here is a function of the recording and its true step count only: this module
+/// cannot see the motion engine, so every protocol (in-sample, each fold model) and every version
+/// of the engine is measured on the same copies of the same walks. (Earlier the cuts came from
+/// the engine's own step times, so a walk the engine under-counted was moved less far from its native tempo for the tempo
+/// rows, and the in-sample and held-out rows ran on different inputs.)
+public enum GaitSegments {
+    /// Width of the bins in which movement is judged.
+    public static let binSeconds = 1.0
+    /// Standard deviation of |a| within a bin above which the device is moving. A still device
+    /// (tremor, sensor noise, quantisation) stays under 0.01 g; the calmest walking second of the
+    /// labelled walks (a slow wrist walk seen as |a| at 12.5 Hz) is about 0.03-0.05 g, and their
+    /// median bins 0.1-0.7 g.
+    public static let movingDeviation = 0.03
+
+    /// Where a walk moves, judged from the signal alone (never from a step detector).
+    public struct Movement: Equatable, Sendable {
+        /// Time of the start of the first bin.
+        public var start: Double
+        /// One flag per `binSeconds` bin from `start`: the device moved in that bin.
+        public var moving: [Bool]
+
+        /// Seconds of movement: the walking time, without pauses or still lead-in and tail.
+        public var seconds: Double { Double(moving.lazy.filter { $0 }.count) * GaitSegments.binSeconds }
+
+        /// The time at which `fraction` of the moving seconds have elapsed (the middle of that bin).
+        public func time(atMovingFraction fraction: Double) -> Double? {
+            let wanted = Int((fraction * Double(moving.lazy.filter { $0 }.count)).rounded(.down))
+            var seen = 0
+            for (i, m) in moving.enumerated() where m {
+                if seen == wanted { return start + (Double(i) + 0.5) * GaitSegments.binSeconds }
+                seen += 1
+            }
+            return nil
+        }
+
+        /// True when every bin that `from..<to` touches is moving (no pause inside).
+        public func movesThroughout(from: Double, to: Double) -> Bool {
+            let first = Int(((from - start) / GaitSegments.binSeconds).rounded(.down))
+            let last = Int(((to - start) / GaitSegments.binSeconds).rounded(.up)) - 1
+            guard first >= 0, last < moving.count, first <= last else { return false }
+            return moving[first...last].allSatisfy { $0 }
+        }
+    }
+
+    public static func movement(_ samples: [AccelSample]) -> Movement {
+        guard let t0 = samples.first?.t, let t1 = samples.last?.t else { return Movement(start: 0, moving: []) }
+        let bins = Int(((t1 - t0) / binSeconds).rounded(.down)) + 1
+        var n = [Int](repeating: 0, count: bins), sum = [Double](repeating: 0, count: bins), squares = sum
+        for s in samples {
+            let b = min(max(Int(((s.t - t0) / binSeconds).rounded(.down)), 0), bins - 1)
+            // |a|: on a magnitude-only file (y = z = 0) this is x itself.
+            let m = s.magnitude
+            n[b] += 1
+            sum[b] += m
+            squares[b] += m * m
+        }
+        let moving = (0..<bins).map { b -> Bool in
+            guard n[b] >= 3 else { return false }
+            let mean = sum[b] / Double(n[b])
+            return (squares[b] / Double(n[b]) - mean * mean).squareRoot() > movingDeviation
+        }
+        return Movement(start: t0, moving: moving)
+    }
+
+    /// The walk's native cadence in steps/min: its true count over its moving seconds.
+    public static func nativeCadence(_ samples: [AccelSample], truth: Int) -> Double? {
+        let seconds = movement(samples).seconds
+        guard truth > 0, seconds > 0 else { return nil }
+        return 60 * Double(truth) / seconds
+    }
+
+    /// The walk time-scaled to about `target` steps/min (same samples, timestamps multiplied by
+    /// `scale`); its true count is unchanged.
+    public static func tempoCopy(_ samples: [AccelSample], truth: Int, target: Double) -> (samples: [AccelSample], scale: Double)? {
+        guard let cadence = nativeCadence(samples, truth: truth), target > 0 else { return nil }
+        let scale = cadence / target
+        return (samples.map { AccelSample(t: $0.t * scale, x: $0.x, y: $0.y, z: $0.z) }, scale)
+    }
+
+    /// Axes that are zero in every sample (y and z of a magnitude-only file).
+    public static func zeroAxes(_ samples: ArraySlice<AccelSample>) -> (x: Bool, y: Bool, z: Bool) {
+        var x = true, y = true, z = true
+        for s in samples {
+            x = x && s.x == 0
+            y = y && s.y == 0
+            z = z && s.z == 0
+        }
+        return (x, y, z)
+    }
+
+    /// `seconds` of a still device held like `samples` on average, with 3 mg of noise on every axis
+    /// the recording uses; an axis that is zero throughout (a magnitude-only file's y and z) stays
+    /// zero, so |a| input stays |a| input.
+    public static func still(like samples: ArraySlice<AccelSample>, from start: Double, seconds: Double, rate: Double) -> [AccelSample] {
+        var mx = 0.0, my = 0.0, mz = 0.0
+        for s in samples {
+            mx += s.x
+            my += s.y
+            mz += s.z
+        }
+        let n = Double(max(samples.count, 1))
+        let zero = zeroAxes(samples)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func noise(_ axisIsZero: Bool) -> Double {
+            guard !axisIsZero else { return 0 }
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * 0.003
+        }
+        return (0..<Int(seconds * rate)).map { i in
+            AccelSample(t: start + Double(i) / rate, x: zero.x ? 0 : mx / n + noise(zero.x),
+                        y: zero.y ? 0 : my / n + noise(zero.y), z: zero.z ? 0 : mz / n + noise(zero.z))
+        }
+    }
+
+    /// Mean sampling rate of a recording.
+    public static func rate(_ samples: [AccelSample]) -> Double {
+        Double(samples.count) / max((samples.last?.t ?? 1) - (samples.first?.t ?? 0), 1)
+    }
+
+    /// Up to four `size`-step bouts of the walk, each with 15 s of a still device before and after.
+    /// A bout is `size` native step periods of movement centred at 1/5 .. 4/5 of the walk's moving
+    /// time, kept only where the device moves throughout (no pause inside), so it holds `size`
+    /// true steps on average.
+    public static func bouts(_ samples: [AccelSample], truth: Int, size: Int) -> [[AccelSample]] {
+        guard size > 0, truth >= 4 * size, let cadence = nativeCadence(samples, truth: truth) else { return [] }
+        let motion = movement(samples)
+        let rate = rate(samples)
+        var result: [[AccelSample]] = []
+        for k in 1...4 {
+            guard let centre = motion.time(atMovingFraction: Double(k) / 5) else { continue }
+            let period = localStepPeriod(samples, around: centre, nativePeriod: 60 / cadence, steps: size) ?? 60 / cadence
+            let duration = Double(size) * period
+            let from = centre - duration / 2, to = centre + duration / 2
+            guard motion.movesThroughout(from: from, to: to) else { continue }
+            let cut = samples.filter { $0.t >= from && $0.t < to }
+            guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
+            let before = still(like: cut[...], from: t0 - 15, seconds: 15, rate: rate)
+            let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
+            result.append(before + cut + after)
+        }
+        return result
+    }
+
+    /// The step period around `centre`: half the stride period (the lag of the highest
+    /// autocorrelation of |a| between 1.5 and 2.5 native step periods, interpolated) over
+    /// `steps` + 4 native periods. A walk is faster in its middle than over the whole file
+    /// (starts, stops and turns are slower), so a bout cut with the native period would hold
+    /// more than its `size` true steps. nil where the gait shows no stride periodicity.
+    public static func localStepPeriod(_ samples: [AccelSample], around centre: Double, nativePeriod: Double, steps: Int) -> Double? {
+        let half = (Double(steps) / 2 + 2) * nativePeriod
+        let window = samples.filter { $0.t >= centre - half && $0.t < centre + half }
+        guard window.count >= 8, let t0 = window.first?.t, let t1 = window.last?.t, t1 > t0 else { return nil }
+        let rate = Double(window.count - 1) / (t1 - t0)
+        let values = window.map(\.magnitude)
+        let mean = values.reduce(0, +) / Double(values.count)
+        let v = values.map { $0 - mean }
+        let energy = v.reduce(0) { $0 + $1 * $1 }
+        guard energy > 0 else { return nil }
+        let low = max(Int((1.5 * nativePeriod * rate).rounded(.down)), 1)
+        let high = min(Int((2.5 * nativePeriod * rate).rounded(.up)), v.count / 2)
+        guard high > low + 1 else { return nil }
+        func correlation(_ lag: Int) -> Double {
+            var sum = 0.0
+            for i in 0..<(v.count - lag) { sum += v[i] * v[i + lag] }
+            return sum / Double(v.count - lag)
+        }
+        let r = (low - 1...high + 1).map { correlation($0) }
+        // r[i] is the lag low - 1 + i; the peak must be inside low...high.
+        var best = 1
+        for i in 1...(high - low + 1) where r[i] > r[best] { best = i }
+        guard r[best] > 0, r[best] >= r[best - 1], r[best] >= r[best + 1] else { return nil }
+        let curvature = r[best - 1] - 2 * r[best] + r[best + 1]
+        let offset = curvature < 0 ? 0.5 * (r[best - 1] - r[best + 1]) / curvature : 0
+        let stride = (Double(low - 1 + best) + offset) / rate
+        return stride / 2
+    }
+
+    /// A minute of the walk around the middle of its moving time, whole and with a 2 s sensor
+    /// hole (no samples) starting at `holeStart`.
+    public struct Hole: Equatable, Sendable {
+        public var whole: [AccelSample]
+        public var holed: [AccelSample]
+        public var holeStart: Double
+        public static let seconds = 2.0
+    }
+
+    public static func hole(_ samples: [AccelSample], truth: Int) -> Hole? {
+        guard truth >= 60, let middle = movement(samples).time(atMovingFraction: 0.5) else { return nil }
+        let whole = samples.filter { $0.t >= middle - 30 && $0.t < middle + 30 }
+        let holed = whole.filter { $0.t < middle || $0.t >= middle + Hole.seconds }
+        return Hole(whole: whole, holed: holed, holeStart: middle)
+    }
+}
