@@ -68,7 +68,7 @@ import Testing
 
     /// `count` peaks a peak interval apart from `start`.
     private func chain(from start: Double, count: Int) -> [Double] {
-        (0..<count).map { start + Self.interval * Double($0) }
+        MotionTests.chain(from: start, count: count, interval: Self.interval)
     }
 
     @Test func circlesAcrossGravityAreNoWalk() {

@@ -1,5 +1,10 @@
 @testable import MotionCore
 
+/// `count` peaks `interval` s apart from `start`: a regular chain for the gate tests.
+func chain(from start: Double, count: Int, interval: Double = 0.6) -> [Double] {
+    (0..<count).map { start + interval * Double($0) }
+}
+
 /// Drives a step gate as `MotionEngine` does: before each peak, every window that has ended (one a
 /// second from `firstWindow`, built by `window(end)`) is observed and the classifier's call on it
 /// confirmed; then the peak is offered, called locomotion if `locomotion(next window's end)`.

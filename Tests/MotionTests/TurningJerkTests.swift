@@ -25,11 +25,6 @@ import Testing
         }
     }
 
-    /// `count` peaks `interval` s apart from `start`.
-    private func chain(from start: Double, count: Int, interval: Double = 0.6) -> [Double] {
-        (0..<count).map { start + interval * Double($0) }
-    }
-
     static let armWork = 0.6
     static let walk = 0.2
 

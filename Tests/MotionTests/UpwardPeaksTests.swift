@@ -50,11 +50,6 @@ import Testing
         }
     }
 
-    /// `count` peaks `interval` s apart from `start`.
-    private func chain(from start: Double, count: Int, interval: Double = 0.6) -> [Double] {
-        (0..<count).map { start + interval * Double($0) }
-    }
-
     /// Irregular peaks (0.4, 0.4, 1.2 s apart: never a regular chain) from `start` for about
     /// `seconds`: the movement that forms the mean before a chain starts.
     private func prelude(from start: Double, seconds: Double) -> [Double] {
