@@ -186,7 +186,7 @@ struct ActivityClassifier: Sendable {
     static let gravityMoveFeature = NamedFeature("gravity_move")
     static let orientationSpreadFeature = NamedFeature("orientation_spread")
     private static let horizontalFeature = NamedFeature("horizontal_rms_log")
-    private static let verticalShareFeature = NamedFeature("vertical_share")
+    static let verticalShareFeature = NamedFeature("vertical_share")
 
     private var probabilities: [Double]
     private(set) var smoothed: [Double]
@@ -285,10 +285,14 @@ struct ActivityClassifier: Sendable {
     /// The lowest vibration (g) of the three-axis windows whose gravity direction held; nil
     /// before the first.
     private(set) var noiseFloor: Double?
+    /// The lowest vibration (g) of those windows whose movement is spread like a sensor's noise
+    /// (`isSensorNoise`): the floor a road's level rises with; nil before the first.
+    private(set) var sensorNoiseFloor: Double?
 
-    private mutating func noteNoise(_ values: [Double], magnitudeOnly: Bool) {
+    mutating func noteNoise(_ values: [Double], magnitudeOnly: Bool) {
         guard !magnitudeOnly, Self.isSteady(values), let vibration = Self.vibrationFeature.value(in: values) else { return }
         noiseFloor = min(noiseFloor ?? .infinity, pow(10, vibration))
+        if Self.isSensorNoise(values) { sensorNoiseFloor = min(sensorNoiseFloor ?? .infinity, pow(10, vibration)) }
     }
 
     /// Whether a window's |a| deviation and step rate are a runner's (`runningDeviation`,
@@ -308,7 +312,7 @@ struct ActivityClassifier: Sendable {
                             quietTurn: Self.isQuietTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             wideTurn: Self.isWideTurn(features.values, magnitudeOnly: features.magnitudeOnly),
                             sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly),
-                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: noiseFloor ?? 0),
+                            road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: sensorNoiseFloor ?? 0),
                             steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly),
                             roadOpen: gait.roadEvidence.isOpen)
         return decide(window, gait: Gait(gait))
@@ -371,6 +375,7 @@ struct ActivityClassifier: Sendable {
         let t = window.end
         // The evidence for a class starts in the middle of the first window that showed it.
         let windowMiddle = t - Double(WindowFeatures.windowLength) / 2 / WindowFeatures.rate
+        let previousLead = streakClass
         if best == streakClass {
             streakWindows += 1
         } else {
@@ -385,7 +390,8 @@ struct ActivityClassifier: Sendable {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
             automotiveWindows += 1
         } else if !(kind == .stationary && !window.magnitudeOnly && automotiveWindows > 0 && t - streakStart < Self.vehicleStop)
-                    && !(automotiveWindows > 0 && Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t)) {
+                    && !(automotiveWindows > 0 && Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t))
+                    && !(automotiveWindows > 0 && Self.loneUnknownHolds(window, kind: kind, previousLead: previousLead)) {
             automotiveWindows = 0
         }
 

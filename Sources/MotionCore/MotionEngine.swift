@@ -225,9 +225,9 @@ public struct MotionEngine: Sendable {
         gate.vehicleTime = classifier.lastVehicleTime
         let stepping = gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit
         gate.vehicleEvidence.observe(smoothed: classifier.smoothed, values: features.values, magnitudeOnly: features.magnitudeOnly,
-                                     noiseFloor: classifier.noiseFloor ?? 0, stepping: stepping, at: t)
+                                     noiseFloor: classifier.sensorNoiseFloor ?? 0, stepping: stepping, at: t)
         gate.roadEvidence.observe(values: features.values, magnitudeOnly: features.magnitudeOnly,
-                                  noiseFloor: classifier.noiseFloor ?? 0, stepping: stepping, at: t)
+                                  noiseFloor: classifier.sensorNoiseFloor ?? 0, stepping: stepping, at: t)
         let locomotion = classifier.locomotion
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {

@@ -5,8 +5,9 @@
 /// `isRoad`, and a third of it falls along gravity (`vertical_share` 0.31): on such a sensor every
 /// minute of a desk is a road (the Bangle desk work under that noise: up to 60 road windows of 60,
 /// 100 % automotive). A road shakes a car on top of the sensor's noise, so the level a road
-/// window needs rises with the noise floor the classifier measured (`noiseFloor`, the lowest
-/// vibration of a window whose gravity direction held): `roadNoiseMargin` times the floor.
+/// window needs rises with the noise floor the classifier measured (`sensorNoiseFloor`, the lowest
+/// vibration of a window whose gravity direction held and whose movement is spread like a sensor's
+/// noise, v2.17-F `NoiseFloorShape.swift`): `roadNoiseMargin` times the floor.
 /// The floor is a minimum; the noise of a typical window is 1.3-1.6 times it (the noisy desk:
 /// floor 16.5 mg, median 26 mg; the noisy rest 21 mg and 24 mg).
 ///

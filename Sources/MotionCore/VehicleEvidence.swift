@@ -44,7 +44,8 @@ struct VehicleEvidence {
     /// `bangle-hughb-walk-6605` automotive with road vibration (62-120 s, 262-281 s, ...) while its
     /// peaks chain 4-15 deep, and its next chains after a 2 s hole then waited for 14 candidates
     /// (in-sample holes 0.87 -> 1.24 steps lost); a drive's stretches chain 1-3 deep.
-    /// `noiseFloor` (g): the classifier's, so a road here is the road the state's onset reads.
+    /// `noiseFloor` (g): the classifier's sensor noise floor (`sensorNoiseFloor`: learned from windows
+    /// that look like sensor noise, not from a road), so a road here is the road the state's onset reads.
     mutating func observe(smoothed: [Double], values: [Double], magnitudeOnly: Bool, noiseFloor: Double, stepping: Bool, at t: Double) {
         guard !magnitudeOnly, !stepping, let automotive = Self.automotiveIndex, automotive < smoothed.count else {
             observe(automotiveLeads: false, road: false, at: t)
