@@ -68,7 +68,8 @@ public struct MotionModel: Sendable, Equatable {
 
     /// A fold model written by scripts/train_motion_model.py:
     /// `{"classes":[...],"full":{ensemble},"magnitude_only":{ensemble}}` where an ensemble holds
-    /// `base`, `learning_rate`, `roots`, `feature`, `threshold`, `left`, `right`, `feature_count`.
+    /// `base`, `learning_rate`, `roots`, `feature`, `threshold`, `left`, `right`, `feature_count`
+    /// (when given, it must be the engine's feature count).
     public init(json: JSONValue) throws(MotionModelError) {
         guard let names = json["classes"]?.arrayValue?.compactMap(\.stringValue), names == Self.classes.map(\.rawValue) else {
             throw .invalid("'classes' must be \(Self.classes.map(\.rawValue))")
@@ -93,6 +94,13 @@ public struct MotionModel: Sendable, Equatable {
         guard let rate = value?["learning_rate"]?.doubleValue, base.count == classCount,
               [threshold.count, left.count, right.count].allSatisfy({ $0 == feature.count }) else {
             throw .invalid("'\(name)' needs \(classCount) base scores, a learning_rate and node arrays of one length")
+        }
+        // A model fitted on another feature vector (before a feature was added) would read the wrong
+        // columns without a word: its `feature_count` must be this engine's.
+        if let count = value?["feature_count"] {
+            guard count.doubleValue == Double(features) else {
+                throw .invalid("'\(name)' was fitted on \(count.doubleValue.map { String(Int($0)) } ?? "?") features, this engine computes \(features): refit it (scripts/train_motion_model.py)")
+            }
         }
         let nodes = Double(feature.count)
         // Every index in range, so evaluation cannot trap on a broken file.

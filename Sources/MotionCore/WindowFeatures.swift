@@ -14,7 +14,10 @@ struct WindowFeatures: Sendable {
     static let hop = 25
     static let capacity = 128
     static let rate = MotionEngine.internalRate
-    static let peakCapacity = 32
+    /// Step candidates remembered: 10 s of a run at 3.6 steps/s, for `peak_interval_cv_long`.
+    static let peakCapacity = 64
+    /// The span of `peak_interval_cv_long` (s): two windows' worth of step candidates.
+    static let longSpan = 10.0
     /// Step lags 0.28-0.76 s (3.6-1.3 steps/s), stride lags 0.76-2.0 s.
     static let stepLags = 7...19
     static let strideLags = 19...50
@@ -27,12 +30,13 @@ struct WindowFeatures: Sendable {
         "vibration_log", "magnitude_std_log", "gait_rms_log", "mid_rms_log", "high_rms_log", "jerk_log",
         "dominant_hz", "dominant_share", "dominant_of_total", "ac_step", "ac_step_lag", "ac_stride",
         "ac_stride_lag", "ac_double_step", "peak_rate", "peak_interval_cv", "peak_swing_log", "range_log",
+        "peak_interval_cv_long",
         // three axes
         "gravity_norm", "vertical_share", "gravity_move", "orientation_spread", "ac_vertical_step",
         "jerk3_log", "horizontal_rms_log",
     ]
-    static let count = 25
-    static let magnitudeCount = 18
+    static let count = 26
+    static let magnitudeCount = 19
 
     private var x: [Double]
     private var y: [Double]
@@ -259,14 +263,27 @@ struct WindowFeatures: Sendable {
         let strideLag = bestAutocorrelation(scratch, lags: Self.strideLags, step: 2, energy: energy)
         let doubleStep = autocorrelation(scratch, lag: 2 * step.lag, energy: energy)
 
-        // Step candidates inside the window.
+        // Step candidates inside the window, and their intervals over the last `longSpan` too: a
+        // slow walk's steps keep their rhythm from one window to the next, arm work at a desk or
+        // dressing does not (five seconds hold only 3-5 of a slow walk's intervals, too few to tell
+        // them apart).
         var peaks = 0, intervalSum = 0.0, intervalSquares = 0.0, intervals = 0, swingSum = 0.0
-        var previous = -Double.infinity
+        var longSum = 0.0, longSquares = 0.0, longIntervals = 0
+        var previous = -Double.infinity, longPrevious = -Double.infinity
         let start = t - nd / Self.rate
+        let longStart = t - Self.longSpan
         for j in 0..<peakCount {
             let index = (peakIndex - peakCount + j + Self.peakCapacity) % Self.peakCapacity
             let pt = peakTimes[index]
-            guard pt > start && pt <= t else { continue }
+            guard pt > longStart && pt <= t else { continue }
+            if longPrevious.isFinite {
+                let d = pt - longPrevious
+                longSum += d
+                longSquares += d * d
+                longIntervals += 1
+            }
+            longPrevious = pt
+            guard pt > start else { continue }
             peaks += 1
             swingSum += peakSwings[index]
             if previous.isFinite {
@@ -277,11 +294,8 @@ struct WindowFeatures: Sendable {
             }
             previous = pt
         }
-        var intervalCV = 1.0
-        if intervals >= 2 {
-            let m = intervalSum / Double(intervals)
-            intervalCV = min(max(intervalSquares / Double(intervals) - m * m, 0).squareRoot() / m, 1)
-        }
+        let intervalCV = Self.coefficientOfVariation(sum: intervalSum, squares: intervalSquares, count: intervals)
+        let longCV = Self.coefficientOfVariation(sum: longSum, squares: longSquares, count: longIntervals)
 
         values[0] = Self.log10Floor(vibration)
         values[1] = Self.log10Floor(variance.squareRoot())
@@ -301,6 +315,7 @@ struct WindowFeatures: Sendable {
         values[15] = intervalCV
         values[16] = Self.log10Floor(peaks > 0 ? swingSum / Double(peaks) : 0)
         values[17] = Self.log10Floor(highest - lowest)
+        values[18] = longCV
 
         if onlyMagnitude {
             for k in Self.magnitudeCount..<Self.count { values[k] = 0 }
@@ -376,13 +391,21 @@ struct WindowFeatures: Sendable {
         }
         let verticalStep = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
 
-        values[18] = norm
-        values[19] = vertical + horizontal > 1e-12 ? vertical / (vertical + horizontal) : 0.5
-        values[20] = move
-        values[21] = spread
-        values[22] = verticalStep.value
-        values[23] = Self.log10Floor(jerk / nd * Self.rate)
-        values[24] = Self.log10Floor((horizontal / nd).squareRoot())
+        values[19] = norm
+        values[20] = vertical + horizontal > 1e-12 ? vertical / (vertical + horizontal) : 0.5
+        values[21] = move
+        values[22] = spread
+        values[23] = verticalStep.value
+        values[24] = Self.log10Floor(jerk / nd * Self.rate)
+        values[25] = Self.log10Floor((horizontal / nd).squareRoot())
+    }
+
+    /// Deviation over mean of `count` intervals from their sum and sum of squares, at most 1;
+    /// 1 when fewer than two intervals (no rhythm to judge).
+    private static func coefficientOfVariation(sum: Double, squares: Double, count: Int) -> Double {
+        guard count >= 2 else { return 1 }
+        let m = sum / Double(count)
+        return min(max(squares / Double(count) - m * m, 0).squareRoot() / m, 1)
     }
 
     private static func angle(_ ax: Double, _ ay: Double, _ az: Double, _ bx: Double, _ by: Double, _ bz: Double) -> Double {

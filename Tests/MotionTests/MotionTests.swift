@@ -691,6 +691,8 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
     @Test func brokenModelsAreRejected() {
         #expect(throws: MotionModelError.self) { try MotionModel(json: model(ensemble(features: 25), classes: ["walking"])) }
         #expect(throws: MotionModelError.self) { try MotionModel(json: model(["base": .array([])])) }
+        // A fold model of an older feature vector (one feature fewer): refused, not mis-indexed.
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(ensemble(features: FeatureWindow.names.count - 1))) }
         // A node pointing at itself would loop forever.
         let looping: JSONValue = [
             "base": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }), "learning_rate": .double(1),
