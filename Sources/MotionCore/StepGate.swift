@@ -455,7 +455,10 @@ struct StepGate: Sendable {
             switch Self.chainLink(after: t - pending[pendingCount - 1], parameters: p) {
             case .doublePeak: return
             case .afterGap: pendingCount = 0
-            case .next: break
+            case .next:
+                // A push-off inside a slow magnitude-only walk's step does not join (gate v2.17-P).
+                if PushOffPeaks.isPushOff(t, chain: pending[0..<pendingCount], regularity: p.regularity,
+                                          magnitudeOnly: window?.armWork != nil) { return }
             }
         }
         appendCandidate(t, locomotion: locomotion, steps: &steps)
