@@ -393,6 +393,17 @@ struct AccuracyBenchCommand: ParsableCommand {
     static func printError(_ message: String) {
         try? FileDescriptor(borrowing: STDERR_FILENO).writeAll(Array((message + "\n").utf8))
     }
+
+    /// Makes a `--write` directory (and its parents) before the first file goes in, or exits 1
+    /// naming it.
+    static func makeOutputDirectory(_ directory: String, tool: String) throws {
+        do throws(FileSystemError) {
+            try FileSystem.makeDirectories(directory)
+        } catch {
+            printError("\(tool): cannot create \(directory): \(Errno(error.errno))")
+            throw ExitCode(1)
+        }
+    }
 }
 
 /// `--model` and `--folds` of `stepbench accuracy` and `stepbench robustness`: which classifier

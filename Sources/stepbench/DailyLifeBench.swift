@@ -72,14 +72,7 @@ struct DailyLifeBenchCommand: ParsableCommand {
         var runs: [Run] = []
         var samples = 0
         var manifest: [String] = []
-        if let write {
-            do throws(FileSystemError) {
-                try FileSystem.makeDirectories(write)
-            } catch {
-                AccuracyBenchCommand.printError("\(tool): cannot create \(write): \(Errno(error.errno))")
-                throw ExitCode(1)
-            }
-        }
+        if let write { try AccuracyBenchCommand.makeOutputDirectory(write, tool: tool) }
         for activity in activities {
             for i in 0..<instances {
                 let name = activity.rawValue + "#\(i)"

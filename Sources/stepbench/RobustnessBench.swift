@@ -1,6 +1,5 @@
 import ArgumentParser
 import MotionCore
-import POSIXLayer
 import Recordings
 import StepdModel
 import ToolSupport
@@ -56,16 +55,8 @@ struct RobustnessBenchCommand: ParsableCommand {
         let chosen = Self.transformations(jitter: jitter).enumerated().filter { _, t in
             t == .none || only.isEmpty || only.contains { t.label.contains($0) }
         }
-        // As `daily-life --write` does: the directory is made, so a first run does not fail on
-        // every file.
-        if let write {
-            do throws(FileSystemError) {
-                try FileSystem.makeDirectories(write)
-            } catch {
-                AccuracyBenchCommand.printError("\(tool): cannot create \(write): \(Errno(error.errno))")
-                throw ExitCode(1)
-            }
-        }
+        // The directory is made, so a first run does not fail on every file.
+        if let write { try AccuracyBenchCommand.makeOutputDirectory(write, tool: tool) }
         var configuration = MotionConfiguration()
         let models = try classifier.load(tool: tool)
         let start = monotonicNow()
