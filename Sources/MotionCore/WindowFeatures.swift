@@ -267,35 +267,22 @@ struct WindowFeatures: Sendable {
         // slow walk's steps keep their rhythm from one window to the next, arm work at a desk or
         // dressing does not (five seconds hold only 3-5 of a slow walk's intervals, too few to tell
         // them apart).
-        var peaks = 0, intervalSum = 0.0, intervalSquares = 0.0, intervals = 0, swingSum = 0.0
-        var longSum = 0.0, longSquares = 0.0, longIntervals = 0
-        var previous = -Double.infinity, longPrevious = -Double.infinity
+        var peaks = 0, swingSum = 0.0
+        var windowIntervals = IntervalSpread(), longIntervals = IntervalSpread()
         let start = t - nd / Self.rate
         let longStart = t - Self.longSpan
         for j in 0..<peakCount {
             let index = (peakIndex - peakCount + j + Self.peakCapacity) % Self.peakCapacity
             let pt = peakTimes[index]
             guard pt > longStart && pt <= t else { continue }
-            if longPrevious.isFinite {
-                let d = pt - longPrevious
-                longSum += d
-                longSquares += d * d
-                longIntervals += 1
-            }
-            longPrevious = pt
+            longIntervals.note(pt)
             guard pt > start else { continue }
             peaks += 1
             swingSum += peakSwings[index]
-            if previous.isFinite {
-                let d = pt - previous
-                intervalSum += d
-                intervalSquares += d * d
-                intervals += 1
-            }
-            previous = pt
+            windowIntervals.note(pt)
         }
-        let intervalCV = Self.coefficientOfVariation(sum: intervalSum, squares: intervalSquares, count: intervals)
-        let longCV = Self.coefficientOfVariation(sum: longSum, squares: longSquares, count: longIntervals)
+        let intervalCV = windowIntervals.coefficientOfVariation
+        let longCV = longIntervals.coefficientOfVariation
 
         values[0] = Self.log10Floor(vibration)
         values[1] = Self.log10Floor(variance.squareRoot())
@@ -402,11 +389,6 @@ struct WindowFeatures: Sendable {
 
     /// Deviation over mean of `count` intervals from their sum and sum of squares, at most 1;
     /// 1 when fewer than two intervals (no rhythm to judge).
-    private static func coefficientOfVariation(sum: Double, squares: Double, count: Int) -> Double {
-        guard count >= 2 else { return 1 }
-        let m = sum / Double(count)
-        return min(max(squares / Double(count) - m * m, 0).squareRoot() / m, 1)
-    }
 
     private static func angle(_ ax: Double, _ ay: Double, _ az: Double, _ bx: Double, _ by: Double, _ bz: Double) -> Double {
         let na = (ax * ax + ay * ay + az * az).squareRoot(), nb = (bx * bx + by * by + bz * bz).squareRoot()
@@ -428,5 +410,28 @@ struct WindowFeatures: Sendable {
         order(&b, &d)
         order(&b, &c)
         return c
+    }
+}
+
+/// The spread of the intervals between step candidates noted in time order: their coefficient of
+/// variation, capped at 1 (and 1 with fewer than two intervals: no rhythm shown).
+private struct IntervalSpread {
+    private var previous = -Double.infinity
+    private var sum = 0.0, squares = 0.0, count = 0
+
+    mutating func note(_ time: Double) {
+        if previous.isFinite {
+            let interval = time - previous
+            sum += interval
+            squares += interval * interval
+            count += 1
+        }
+        previous = time
+    }
+
+    var coefficientOfVariation: Double {
+        guard count >= 2 else { return 1 }
+        let mean = sum / Double(count)
+        return min(max(squares / Double(count) - mean * mean, 0).squareRoot() / mean, 1)
     }
 }
