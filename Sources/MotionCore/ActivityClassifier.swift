@@ -389,10 +389,13 @@ struct ActivityClassifier: Sendable {
         if kind == .automotive {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
             automotiveWindows += 1
-        } else if !(kind == .stationary && !window.magnitudeOnly && automotiveWindows > 0 && t - streakStart < Self.vehicleStop)
-                    && !(automotiveWindows > 0 && Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t))
-                    && !(automotiveWindows > 0 && Self.loneUnknownHolds(window, kind: kind, previousLead: previousLead)) {
-            automotiveWindows = 0
+        } else if automotiveWindows > 0 {
+            // A stop at a light, stepless steering under an open road, a lone unknown lead: the
+            // evidence neither counts nor resets.
+            let holds = (kind == .stationary && !window.magnitudeOnly && t - streakStart < Self.vehicleStop)
+                || Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t)
+                || Self.loneUnknownHolds(window, kind: kind, previousLead: previousLead)
+            if !holds { automotiveWindows = 0 }
         }
 
         if kind == .automotive { vehicleEvidenceAt = t }

@@ -26,6 +26,12 @@ public enum GaitSegments {
         /// Seconds of movement: the walking time, without pauses or still lead-in and tail.
         public var seconds: Double { Double(moving.lazy.filter { $0 }.count) * GaitSegments.binSeconds }
 
+        /// Steps/min of a walk of `truth` true steps over these moving seconds.
+        public func cadence(truth: Int) -> Double? {
+            guard truth > 0, seconds > 0 else { return nil }
+            return 60 * Double(truth) / seconds
+        }
+
         /// The time at which `fraction` of the moving seconds have elapsed (the middle of that bin).
         public func time(atMovingFraction fraction: Double) -> Double? {
             let wanted = Int((fraction * Double(moving.lazy.filter { $0 }.count)).rounded(.down))
@@ -68,9 +74,7 @@ public enum GaitSegments {
 
     /// The walk's native cadence in steps/min: its true count over its moving seconds.
     public static func nativeCadence(_ samples: [AccelSample], truth: Int) -> Double? {
-        let seconds = movement(samples).seconds
-        guard truth > 0, seconds > 0 else { return nil }
-        return 60 * Double(truth) / seconds
+        movement(samples).cadence(truth: truth)
     }
 
     /// The walk time-scaled to about `target` steps/min (same samples, timestamps multiplied by
@@ -105,16 +109,15 @@ public enum GaitSegments {
         let n = Double(max(samples.count, 1))
         let zero = zeroAxes(samples)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func noise(_ axisIsZero: Bool) -> Double {
-            guard !axisIsZero else { return 0 }
+        func noise() -> Double {
             state ^= state << 13
             state ^= state >> 7
             state ^= state << 17
             return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * 0.003
         }
         return (0..<Int(seconds * rate)).map { i in
-            AccelSample(t: start + Double(i) / rate, x: zero.x ? 0 : mx / n + noise(zero.x),
-                        y: zero.y ? 0 : my / n + noise(zero.y), z: zero.z ? 0 : mz / n + noise(zero.z))
+            AccelSample(t: start + Double(i) / rate, x: zero.x ? 0 : mx / n + noise(),
+                        y: zero.y ? 0 : my / n + noise(), z: zero.z ? 0 : mz / n + noise())
         }
     }
 
@@ -128,8 +131,8 @@ public enum GaitSegments {
     /// time, kept only where the device moves throughout (no pause inside), so it holds `size`
     /// true steps on average.
     public static func bouts(_ samples: [AccelSample], truth: Int, size: Int) -> [[AccelSample]] {
-        guard size > 0, truth >= 4 * size, let cadence = nativeCadence(samples, truth: truth) else { return [] }
         let motion = movement(samples)
+        guard size > 0, truth >= 4 * size, let cadence = motion.cadence(truth: truth) else { return [] }
         let rate = rate(samples)
         var result: [[AccelSample]] = []
         for k in 1...4 {
