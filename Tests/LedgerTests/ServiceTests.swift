@@ -17,6 +17,13 @@ import Testing
         (0..<count).map { start + Double($0) * interval }
     }
 
+    /// A 100-step walk at 09:00 UTC on day `day` (0: 2024-01-01), added a minute after it started:
+    /// one record in that day's file.
+    func walk(_ service: LedgerService, day: Int) {
+        let start = utc(2024, 1, 1 + day, 9)
+        service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
+    }
+
     @Test func checkpointsEvery100StepsAndOnShutdown() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
@@ -309,10 +316,7 @@ import Testing
         var opts = options()
         opts.retentionDays = 30
         let service = try LedgerService(stateDirectory: dir, options: opts, logger: .silent)
-        for day in 0..<10 {
-            let start = utc(2024, 1, 1 + day, 9)
-            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
-        }
+        for day in 0..<10 { walk(service, day: day) }
         let now = utc(2024, 2, 5)  // days 1-5 of January are past 30 days
         #expect(listDirectory(dir + "/ledger").count == 10)
         let none = try service.acknowledge(anchor: 0, now: now)
@@ -336,11 +340,7 @@ import Testing
         opts.hardDiskCapBytes = 600
         let logs = LogCollector()
         let service = try LedgerService(stateDirectory: dir, options: opts, logger: logs.logger)
-        func walk(day: Int) {
-            let start = utc(2024, 1, 1 + day, 9)
-            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
-        }
-        for day in 0..<6 { walk(day: day) }
+        for day in 0..<6 { walk(service, day: day) }
         // Six one-record files: above the disk cap, below the hard cap, nothing synced: all kept.
         #expect(service.diskUsageBytes > 500 && service.diskUsageBytes <= 600)
         let result = try service.acknowledge(anchor: 2, now: utc(2024, 1, 7))
@@ -348,7 +348,7 @@ import Testing
         #expect(result.removedUnsyncedFiles.isEmpty)
         // Without a further acknowledgement the next days cost the synced file first, then,
         // above the hard cap, the oldest unsynced ones (each an error line).
-        for day in 6..<10 { walk(day: day) }
+        for day in 6..<10 { walk(service, day: day) }
         #expect(service.diskUsageBytes <= 600)
         #expect(!listDirectory(dir + "/ledger").contains("2024-01-02.steps"))
         #expect(logs.all.contains { $0.contains("UNSYNCED") })
@@ -365,14 +365,10 @@ import Testing
         opts.retentionDays = 3
         let logs = LogCollector()
         let service = try LedgerService(stateDirectory: dir, options: opts, logger: logs.logger)
-        func walk(day: Int) {
-            let start = utc(2024, 1, 1 + day, 9)
-            service.addDetectedSteps(times: steps(100, from: start), distance: 0, activity: .walking, now: start + 60)
-        }
-        for day in 0..<3 { walk(day: day) }
+        for day in 0..<3 { walk(service, day: day) }
         let result = try service.acknowledge(anchor: 3, now: utc(2024, 1, 3, 12))
         #expect(result.removedFiles.isEmpty)
-        for day in 3..<8 { walk(day: day) }
+        for day in 3..<8 { walk(service, day: day) }
         // On January 8 the acknowledged days 1-3 are past 3 days; the unsynced ones stay.
         let left = listDirectory(dir + "/ledger").filter { $0.hasSuffix(".steps") }.sorted()
         #expect(left == (4...8).map { "2024-01-0\($0).steps" })
