@@ -229,6 +229,7 @@ public struct MotionEngine: Sendable {
         gate.roadEvidence.observe(values: features.values, magnitudeOnly: features.magnitudeOnly,
                                   noiseFloor: classifier.sensorNoiseFloor ?? 0, stepping: stepping, at: t)
         let locomotion = classifier.locomotion
+        gate.deskMinute.observe(values: features.values, magnitudeOnly: features.magnitudeOnly, locomotion: locomotion)
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {
             gate.locomotionConfirmed(since: windowStart, steps: &credited)

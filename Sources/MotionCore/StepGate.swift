@@ -175,6 +175,10 @@ struct StepGate: Sendable {
     private(set) var newestSampleTime = 0.0
     /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
     private(set) var impacts = MagnitudeImpacts()
+    /// The minute of magnitude-only desk work before a chain (`DeskMinute`, gate v2.18-Q), fed by the engine.
+    var deskMinute = DeskMinute()
+    /// The last credited step, -infinity before any and after a gap (`DeskMinute.quietSeconds`).
+    private var lastCreditedStep = -Double.infinity
 
     /// One 25 Hz sample, for `UpwardPeaks`, `CirclingArmWork` and `MagnitudeImpacts` (the engine, every sample,
     /// before the window it closes).
@@ -296,6 +300,8 @@ struct StepGate: Sendable {
         impacts.reset()
         vehicleEvidence.reset()
         roadEvidence.reset()
+        deskMinute.reset()
+        lastCreditedStep = -Double.infinity
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -523,6 +529,7 @@ struct StepGate: Sendable {
 
     /// A step of the current run at `t`.
     private mutating func creditStep(at t: Double, steps: inout [Double]) {
+        lastCreditedStep = t
         steps.append(t)
         runSteps += 1
         lastStep = t
@@ -574,7 +581,9 @@ struct StepGate: Sendable {
         let p = parameters
         guard pendingCount > 0 else { return }
         let last = pendingCount - 1
-        let factor = max(unsure ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
+        // A chain out of a minute of magnitude-only desk work needs as many as an unsure one (gate v2.18-Q).
+        let desk = deskMinute.holdsBack(magnitudeOnly: window?.armWork != nil, sinceLastStep: pending[last] - lastCreditedStep)
+        let factor = max(unsure || desk ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
         var needed = min(factor * p.confirmSteps, Self.capacity)
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
         // needs fewer peaks, but steadier ones and the window's frequency at their rate.
@@ -640,6 +649,7 @@ struct StepGate: Sendable {
             runSteps = last - first + 1
         }
         lastStep = pending[last]
+        lastCreditedStep = lastStep
         runStart = pending[first]
         pendingCount = 0
     }

@@ -14,6 +14,8 @@ func chain(from start: Double, count: Int, interval: Double = 0.6) -> [Double] {
 /// window and peak as the engine feeds it (`StepGate.noteSample`); nil feeds none.
 /// `magnitude`: a magnitude-only watch's |a| (g) at a time, fed the same way as the sample
 /// (|a|, 0, 0), as the engine sees a `rieck-*` file; used when `sample` is nil.
+/// `desk`: each window's feature vector, magnitude-only flag and locomotion for the minute of desk
+/// work (`DeskMinute`), fed as the engine feeds it; nil feeds none.
 /// `adopt`: the tempo switches to another band when the window ending at `at` has been observed,
 /// and the gate adopts that band's chain (`StepGate.adoptChain`), as the engine does.
 /// Returns the steps credited.
@@ -22,6 +24,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
                    sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
                    magnitude: ((Double) -> Double)? = nil,
                    adopt: (at: Double, chain: BandChain)? = nil,
+                   desk: ((Double) -> (values: [Double], magnitudeOnly: Bool, locomotion: Double))? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     var credited: [Double] = []
@@ -41,6 +44,10 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
         samples(until: end)
         gate.observe(window(end), end: end)
         if let adopt, adopt.at == end { gate.adoptChain(adopt.chain) }
+        if let desk {
+            let reading = desk(end)
+            gate.deskMinute.observe(values: reading.values, magnitudeOnly: reading.magnitudeOnly, locomotion: reading.locomotion)
+        }
         gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited)
     }
     for t in peaks {

@@ -1,0 +1,85 @@
+@testable import MotionCore
+import Testing
+
+/// A chain out of a minute of magnitude-only desk work (`DeskMinute`, gate v2.18-Q): the hand moved
+/// for the minute, the classifier called none of it locomotion, the band offered almost no step
+/// candidates and no step was credited; the chain needs 21 regular candidates instead of 7.
+@Suite struct DeskMinuteTests {
+    /// One window's feature vector with the |a| spread (log10 g, as `magnitude_std_log`) and the step
+    /// candidates per second (`peak_rate`); every other feature 0.
+    static func values(spreadLog: Double, peakRate: Double) -> [Double] {
+        var values = [Double](repeating: 0, count: WindowFeatures.names.count)
+        if let index = WindowFeatures.names.firstIndex(of: "magnitude_std_log") { values[index] = spreadLog }
+        if let index = WindowFeatures.names.firstIndex(of: "peak_rate") { values[index] = peakRate }
+        return values
+    }
+
+    /// Typing and mousing as the rieck PC work reads: moving (0.1 g), one candidate in 5 s.
+    static let typing = values(spreadLog: -1.0, peakRate: 0.2)
+    /// A wrist at rest (a walk from a still start, the bouts' 15 s of rest).
+    static let still = values(spreadLog: -2.8, peakRate: 0)
+    /// A slow walk the classifier does not call locomotion: a candidate a step.
+    static let slowWalk = values(spreadLog: -1.0, peakRate: 0.8)
+    /// The windows of the chain itself: a walk's rhythm, called locomotion.
+    static let walking = values(spreadLog: -0.7, peakRate: 1.4)
+
+    /// `peaks` peaks 0.7 s apart from `from` s, each window (every second from 1 s) called
+    /// locomotion and showing their rhythm on a magnitude-only watch with a walk's smooth |a|
+    /// (no other |a| rule holds it); before `from`, the windows are `before` (classifier at 0.1,
+    /// magnitude-only unless `threeAxis`). `walkFirst`: a 12-step chain at 2-9.7 s is credited first.
+    private func steps(peaks: Int, from: Double = 61, before: [Double], beforeFrom: Double = 1,
+                       threeAxis: Bool = false, walkFirst: Bool = false) -> Int {
+        let first = walkFirst ? chain(from: 2, count: 12, interval: 0.7) : []
+        let firstEnd = first.last.map { $0 + 1.5 } ?? 0
+        return creditedSteps(first + chain(from: from, count: peaks, interval: 0.7), firstWindow: 1, closingWindow: true,
+                             locomotion: { end in end <= firstEnd || end > from },
+                             desk: { end in
+                                 if end <= firstEnd || end > from { return (Self.walking, true, 0.9) }
+                                 return (end >= beforeFrom ? before : Self.still, !threeAxis, 0.1)
+                             }) { _ in
+            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.7, dominantFrequency: 1 / 0.7)
+            window.armWork = MagnitudeArmWork.Evidence(balance: -0.3, swing: -0.6)
+            return window
+        } - first.count
+    }
+
+    @Test func aShortChainOutOfADeskMinuteIsNotCredited() {
+        // 12 regular peaks after a minute of typing: not the 21 the chain needs.
+        #expect(steps(peaks: 12, before: Self.typing) == 0)
+        // A chain that keeps the rhythm for 21 candidates is credited back whole: a walk from the desk.
+        #expect(steps(peaks: 24, before: Self.typing) == 24)
+    }
+
+    @Test func aWalkAfterRestOrAStepRhythmOrThreeAxisIsCreditedAtSeven() {
+        #expect(steps(peaks: 12, before: Self.still) == 12)
+        #expect(steps(peaks: 12, before: Self.slowWalk) == 12)
+        #expect(steps(peaks: 12, before: Self.typing, threeAxis: true) == 12)
+        // Ten desk windows in the minute (the rest still) are not enough: the walks' chains see at most 8.
+        #expect(steps(peaks: 12, before: Self.typing, beforeFrom: 52) == 12)
+        #expect(steps(peaks: 12, before: Self.typing, beforeFrom: 50) == 0)
+    }
+
+    @Test func aWalkInItsMinuteIsNotJudgedByIt() {
+        // A step credited 52 s before the chain's last candidate: the minute holds a walk.
+        #expect(steps(peaks: 12, before: Self.typing, walkFirst: true) == 12)
+    }
+
+    @Test func theMinuteCountsMovingMagnitudeOnlyWindowsWithoutLocomotionOrCandidates() {
+        var minute = DeskMinute()
+        for _ in 0..<30 { minute.observe(values: Self.typing, magnitudeOnly: true, locomotion: 0.1) }
+        #expect(minute.deskWindows == 30)
+        minute.observe(values: Self.typing, magnitudeOnly: false, locomotion: 0.1)
+        minute.observe(values: Self.typing, magnitudeOnly: true, locomotion: 0.5)
+        minute.observe(values: Self.still, magnitudeOnly: true, locomotion: 0.1)
+        minute.observe(values: Self.slowWalk, magnitudeOnly: true, locomotion: 0.1)
+        #expect(minute.deskWindows == 30)
+        #expect(minute.holdsBack(magnitudeOnly: true, sinceLastStep: 61))
+        #expect(!minute.holdsBack(magnitudeOnly: false, sinceLastStep: 61))
+        #expect(!minute.holdsBack(magnitudeOnly: true, sinceLastStep: 59))
+        // Only the last minute counts.
+        for _ in 0..<40 { minute.observe(values: Self.still, magnitudeOnly: true, locomotion: 0.1) }
+        #expect(minute.deskWindows == 16)
+        minute.reset()
+        #expect(minute.deskWindows == 0)
+    }
+}
