@@ -166,6 +166,8 @@ struct StepGate: Sendable {
     private(set) var turningJerk = TurningJerk()
     /// Arm work whose |a| peaks do not push up along gravity (`UpwardPeaks`, gate v2.15-A): the same wait.
     private(set) var upwardPeaks = UpwardPeaks()
+    /// Arm work whose |a| peaks lie along the arm's swing (`SwingAlignedPeaks`, gate v2.18-W): the same wait.
+    private(set) var swingAligned = SwingAlignedPeaks()
     /// Arm work that circles across gravity (`CirclingArmWork`, gate v2.16-C): the same wait.
     private(set) var circling = CirclingArmWork()
     /// The last window of 25 Hz samples and a few more, read by `UpwardPeaks` and `CirclingArmWork`.
@@ -214,6 +216,7 @@ struct StepGate: Sendable {
         if let cadence { turningArmWork.observe(cadence.turning) }
         if let cadence { turningJerk.observe(threeAxis: cadence.verticalShare != nil, evidence: cadence.turningJerk) }
         if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, newest: newestSampleTime) }
+        if let cadence { swingAligned.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, peaks: upwardPeaks, newest: newestSampleTime) }
         if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
@@ -295,6 +298,7 @@ struct StepGate: Sendable {
         turningArmWork.reset()
         turningJerk.reset()
         upwardPeaks.reset()
+        swingAligned.reset()
         circling.reset()
         recentSamples.reset()
         impacts.reset()
@@ -617,7 +621,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || circling.holdsBack(turning: turningArmWork))
+        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || swingAligned.holdsBack || circling.holdsBack(turning: turningArmWork))
             && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }

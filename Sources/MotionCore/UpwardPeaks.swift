@@ -73,9 +73,25 @@ struct UpwardPeaks: Sendable {
         let (gx, gy, gz) = samples.mean(of: Self.span)
         let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
         guard norm > 0.3 else { return nil }
-        let rate = MotionEngine.internalRate
         var sum = 0.0
         var used = 0
+        forEachPeak(samples: samples, newest: newest) { back in
+            let peak = samples.sample(back)
+            let dx = peak.x - gx, dy = peak.y - gy, dz = peak.z - gz
+            let size = (dx * dx + dy * dy + dz * dz).squareRoot()
+            guard size > 0 else { return }
+            sum += (dx * gx + dy * gy + dz * gz) / (size * norm)
+            used += 1
+        }
+        return used >= Self.minPeaks ? sum / Double(used) : nil
+    }
+
+    /// Calls `body` with the ring index (samples back from the newest) of each recent peak's |a|
+    /// maximum inside the last window, newest first. The one search for the peaks' samples, read
+    /// by `windowLift` and by `SwingAlignedPeaks`.
+    func forEachPeak(samples: SampleRing, newest: Double, _ body: (Int) -> Void) {
+        guard samples.count >= Self.span else { return }
+        let rate = MotionEngine.internalRate
         for k in 0..<peakCount {
             var index = peakHead - 1 - k
             if index < 0 { index += Self.peakCapacity }
@@ -87,14 +103,8 @@ struct UpwardPeaks: Sendable {
             guard first >= 0 else { continue }
             var best = first
             for back in first...last where samples.magnitude(back) > samples.magnitude(best) { best = back }
-            let peak = samples.sample(best)
-            let dx = peak.x - gx, dy = peak.y - gy, dz = peak.z - gz
-            let size = (dx * dx + dy * dy + dz * dz).squareRoot()
-            guard size > 0 else { continue }
-            sum += (dx * gx + dy * gy + dz * gz) / (size * norm)
-            used += 1
+            body(best)
         }
-        return used >= Self.minPeaks ? sum / Double(used) : nil
     }
 
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
