@@ -592,7 +592,8 @@ struct StepGate: Sendable {
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
         // needs fewer peaks, but steadier ones and the window's frequency at their rate.
         let slow = faint && window.map { $0.dominantFrequency * Self.longestStepLag < 1 } == true
-        if slow { needed = min(Self.slowFaintFactor * p.confirmSteps, needed) }
+        // On magnitude-only input 7 such peaks (gate v2.18-S, `SlowMagnitudeChains`).
+        if slow { needed = min(SlowMagnitudeChains.confirmFactor(magnitudeOnly: window?.armWork != nil) * p.confirmSteps, needed) }
         guard pendingCount >= needed else { return }
         var first = pendingCount - needed
         let intervalCount = needed - 1
@@ -637,6 +638,21 @@ struct StepGate: Sendable {
         period = mean
         lastInterval = pending[last] - pending[last - 1]
         strideRun = isStride(mean, at: pending[last])
+        // A slow |a| walk's heel strikes and push-offs: the step is the pair (gate v2.18-S, `PushOffPairs`).
+        if !strideRun && PushOffPairs.holds(pending[first...last], mean: mean, magnitudeOnly: window?.armWork != nil,
+                                            dominantFrequency: window?.dominantFrequency, briskFrequency: p.fastTempoHz) {
+            runSteps = 0
+            for i in first...last where PushOffPairs.isHeelStrike(i, in: pending[first...last]) {
+                steps.append(pending[i])
+                runSteps += 1
+                lastStep = pending[i]
+            }
+            period = 2 * mean
+            lastInterval = period
+            runStart = pending[first]
+            pendingCount = 0
+            return
+        }
         if strideRun {
             // Peaks a stride apart (one per two steps): each interval holds one more step,
             // credited at its middle.
