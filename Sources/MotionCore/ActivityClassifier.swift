@@ -36,6 +36,9 @@ import StepdModel
 ///   12 of the last minute's windows vibrate by 20 mg with a tenth of it along gravity.
 /// - Steering is no walk off the car (see `roadHoldsEvidence`): while the step gate's model-free road
 ///   evidence is open, a walking lead without steps neither counts nor resets the automotive evidence.
+/// - On a noisy sensor the road under a quiet hand meets the road onset (see `roadOnsetMet`): the step
+///   gate's model-free road evidence, open while the road level is raised by the sensor's noise,
+///   stands in for the last minute's road windows.
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -447,7 +450,8 @@ struct ActivityClassifier: Sendable {
             return nil
         }
         if kind == .automotive && (quietTurns.share >= Self.quietTurnOnset || wideTurns.share >= Self.wideTurnOnset
-                                    || swayWindows.count < Self.swayOnset || roadWindows.count < Self.roadOnset) { return nil }
+                                    || swayWindows.count < Self.swayOnset
+                                    || !Self.roadOnsetMet(roadWindows: roadWindows.count, window: window, noiseFloor: sensorNoiseFloor ?? 0)) { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
