@@ -25,8 +25,8 @@ import StepdModel
         return classifier.state
     }
 
-    /// The offset desk: a dozen car-like windows, more than two minutes of rest, ten more, half a
-    /// minute of rest, the rest of the thirty: 30 counted windows over about 4 minutes.
+    /// In the manner of the offset desk: car-like windows, more than two minutes of rest, more of them,
+    /// half a minute of rest, the rest of the thirty: 30 counted windows over about 3 minutes.
     @Test func carLikeWindowsScatteredOverMinutesAreNoDrive() {
         let state = run([(true, 12), (false, 137), (true, 10), (false, 35), (true, 10), (false, 5)])
         #expect(state.kind != .automotive)
