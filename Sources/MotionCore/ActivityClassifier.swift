@@ -36,6 +36,11 @@ import StepdModel
 ///   12 of the last minute's windows vibrate by 20 mg with a tenth of it along gravity.
 /// - Steering is no walk off the car (see `roadHoldsEvidence`): while the step gate's model-free road
 ///   evidence is open, a walking lead without steps neither counts nor resets the automotive evidence.
+/// - On a noisy sensor the road under a quiet hand meets the road onset (see `roadOnsetMet`): the step
+///   gate's model-free road evidence, open while the road level is raised by the sensor's noise,
+///   stands in for the last minute's road windows.
+/// - A drive's onset is driving (see `AutomotiveEvidenceSpan`): the state does not become automotive
+///   while its last 30 automotive windows span more than 2 minutes (stops hold the count, not forever).
 ///
 /// While automotive, a still device stays automotive for 3 minutes (stops at lights), other
 /// movement needs 30 windows, a three-axis walking lead without steps 15 (`steplessVehicleExit`),
@@ -196,6 +201,8 @@ struct ActivityClassifier: Sendable {
     private var streakStart = 0.0
     private var streakWindows = 0
     private var automotiveWindows = 0
+    /// When the onset's automotive windows were counted (`AutomotiveEvidenceSpan`).
+    private var automotiveEvidence = AutomotiveEvidenceSpan()
     private var automotiveStart = 0.0
     private var stillInVehicleSince: Double?
     /// The end of the last automotive-led window (`vehicleSilence`).
@@ -389,6 +396,7 @@ struct ActivityClassifier: Sendable {
         if kind == .automotive {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
             automotiveWindows += 1
+            automotiveEvidence.note(t)
         } else if automotiveWindows > 0 {
             // A stop at a light, stepless steering under an open road, a lone unknown lead: the
             // evidence neither counts nor resets.
@@ -447,7 +455,9 @@ struct ActivityClassifier: Sendable {
             return nil
         }
         if kind == .automotive && (quietTurns.share >= Self.quietTurnOnset || wideTurns.share >= Self.wideTurnOnset
-                                    || swayWindows.count < Self.swayOnset || roadWindows.count < Self.roadOnset) { return nil }
+                                    || swayWindows.count < Self.swayOnset
+                                    || !Self.roadOnsetMet(roadWindows: roadWindows.count, window: window, noiseFloor: sensorNoiseFloor ?? 0)
+                                    || !automotiveEvidence.isDense(at: t)) { return nil }
         if state.kind == kind {
             return confidence > state.confidence ? change(to: ActivityState(kind: kind, confidence: confidence, start: state.start)) : nil
         }
