@@ -140,6 +140,15 @@ struct GaitBench {
             }
             print(column("\(size)-step bouts after daily life: counted %", 40) + column(fixedDecimal(all.percent, 1), 8)
                 + "(\(all.bouts) bouts, \(all.over) steps over; the padding alone: \(all.paddingSteps) false steps in \(fixedDecimal(all.paddingSeconds / 60, 0)) min)")
+            var real = DailyBouts()
+            for (key, r) in bySource where !(daily[key] ?? []).isEmpty {
+                real.expected += r.expected
+                real.counted += r.counted
+                real.over += r.over
+                real.bouts += r.bouts
+            }
+            print("  " + column("after a real recording (no still pad)", 38) + column(fixedDecimal(real.percent, 1), 8)
+                + "(\(real.bouts) bouts, \(real.over) over)")
             for key in bySource.keys.sorted() {
                 guard let r = bySource[key] else { continue }
                 print("  " + column(key, 38) + column(fixedDecimal(r.percent, 1), 8)
