@@ -16,7 +16,9 @@ import Glibc
 /// candidate a step (medians 0.6-0.8 per s), a walk that starts from rest follows still windows, and a walk in progress has
 /// steps in its minute (docs/motion.md, "Desk minutes").
 /// Such a chain needs `StepGate.unsureFactor` times the regular candidates (21 steps in a row, as
-/// while the classifier is unsure); a walk keeps that rhythm and is credited back whole.
+/// while the classifier is unsure); a walk keeps that rhythm and is credited back whole. A short bout
+/// does not: a chain whose window the classifier calls locomotion and whose band repeats stride after
+/// stride (`gaitStrideCorrelation`, gate v2.18-B) is credited at the regular count.
 struct DeskMinute: Sendable {
     /// Windows (one a second) the minute holds.
     static let span = 60
@@ -34,6 +36,14 @@ struct DeskMinute: Sendable {
     /// How long (s) without a credited step the minute must be: a walk in progress whose classifier
     /// dips is not judged by its own windows.
     static let quietSeconds = 60.0
+    /// The stride correlation (`ac_stride`) from which a chain the classifier calls locomotion (not
+    /// merely unsure) shows a gait and is not held back (gate v2.18-B): a 10-20-step |a| bout out of
+    /// desk work never offers 21 candidates (`stepbench accuracy`'s "bouts after daily life"), but its
+    /// band repeats stride after stride (0.7-0.98 in most of the rieck bouts' chains), while the
+    /// held-out PC chains DeskMinute stops reach at most 0.54. At 0.6 the PC files under 1-3 % clock
+    /// drift and synthetic |a| clapping gain steps (robustness drift rows +5 per daily-life hour); at
+    /// 0.5 `l2-12hz-...-pc-working3` is credited again (held-out daily life 65.2 -> 70.1 per hour).
+    static let gaitStrideCorrelation = 0.7
 
     private static let spreadFeature = NamedFeature("magnitude_std_log")
     private static let peakRateFeature = NamedFeature("peak_rate")
@@ -60,7 +70,10 @@ struct DeskMinute: Sendable {
 
     /// Whether a chain on a magnitude-only window (`magnitudeOnly`), `sinceLastStep` s after the last
     /// credited step, rises out of a desk minute and needs more candidates.
-    func holdsBack(magnitudeOnly: Bool, sinceLastStep: Double) -> Bool {
+    /// `confident`: the classifier calls the window locomotion (not merely unsure); `strideCorrelation`:
+    /// the window's band repeats at a stride lag (`ac_stride`). Both together release the chain.
+    func holdsBack(magnitudeOnly: Bool, sinceLastStep: Double, confident: Bool, strideCorrelation: Double) -> Bool {
         magnitudeOnly && sinceLastStep > Self.quietSeconds && deskWindows >= Self.minimumDeskWindows
+            && !(confident && strideCorrelation >= Self.gaitStrideCorrelation)
     }
 }

@@ -131,9 +131,20 @@ public enum GaitSegments {
     /// time, kept only where the device moves throughout (no pause inside), so it holds `size`
     /// true steps on average.
     public static func bouts(_ samples: [AccelSample], truth: Int, size: Int) -> [[AccelSample]] {
+        let rate = rate(samples)
+        return boutCuts(samples, truth: truth, size: size).compactMap { cut in
+            guard let t0 = cut.first?.t, let t1 = cut.last?.t else { return nil }
+            let before = still(like: cut[...], from: t0 - 15, seconds: 15, rate: rate)
+            let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
+            return before + cut + after
+        }
+    }
+
+    /// The up to four `size`-step cuts of `bouts`, without the still device around them (the k-th
+    /// element is the bout at k/5 of the moving time among those kept).
+    public static func boutCuts(_ samples: [AccelSample], truth: Int, size: Int) -> [[AccelSample]] {
         let motion = movement(samples)
         guard size > 0, truth >= 4 * size, let cadence = motion.cadence(truth: truth) else { return [] }
-        let rate = rate(samples)
         var result: [[AccelSample]] = []
         for k in 1...4 {
             guard let centre = motion.time(atMovingFraction: Double(k) / 5) else { continue }
@@ -142,12 +153,74 @@ public enum GaitSegments {
             let from = centre - duration / 2, to = centre + duration / 2
             guard motion.movesThroughout(from: from, to: to) else { continue }
             let cut = samples.filter { $0.t >= from && $0.t < to }
-            guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
-            let before = still(like: cut[...], from: t0 - 15, seconds: 15, rate: rate)
-            let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
-            result.append(before + cut + after)
+            guard !cut.isEmpty else { continue }
+            result.append(cut)
         }
         return result
+    }
+
+    /// A bout that follows daily life: `dailySeconds` of a real non-walking recording (or of a still
+    /// device where the device has none), the bout, 15 s of a still device.
+    public struct BoutAfterDailyLife: Sendable {
+        /// The padding, the bout and the still tail.
+        public var samples: [AccelSample]
+        /// The same timeline without the bout: the padding then the still tail (its own false steps).
+        public var paddingOnly: [AccelSample]
+        /// Time of the bout's first sample: steps from here on are the bout's.
+        public var boutStart: Double
+        /// Name of the recording the padding came from ("still" for a synthetic still device).
+        public var paddingName: String
+    }
+
+    /// Seconds of daily life before each bout: a rule that reads the last minute sees a whole minute.
+    public static let dailySeconds = 60.0
+    /// Seconds over which the padding's end is brought to the bout's level (see `boutsAfterDailyLife`).
+    public static let seamSeconds = 3.0
+
+    /// The cuts of `bouts`, each after `dailySeconds` of daily life. The k-th bout takes its padding
+    /// from `daily[(k - 1) % daily.count]` (named recordings of the same device and norm, no steps in
+    /// them), the minute starting at k/5 of the spare time of that recording, so the four bouts of a
+    /// walk follow different stretches. Its timestamps are shifted to end one sample before the bout;
+    /// over its last `seamSeconds` each axis ramps linearly to the bout's mean over its first second,
+    /// so |a| has no step at the seam (a wrist lifts from the desk in about that time) and an axis that
+    /// is zero in both (a magnitude-only file's y and z) stays zero. With no such recording the padding
+    /// is a still device (`still`).
+    public static func boutsAfterDailyLife(_ samples: [AccelSample], truth: Int, size: Int,
+                                           daily: [(name: String, samples: [AccelSample])]) -> [BoutAfterDailyLife] {
+        let rate = rate(samples)
+        let usable = daily.filter { ($0.samples.last?.t ?? 0) - ($0.samples.first?.t ?? 0) >= dailySeconds }
+        return boutCuts(samples, truth: truth, size: size).enumerated().compactMap { k, cut in
+            guard let t0 = cut.first?.t, let t1 = cut.last?.t else { return nil }
+            var padding: [AccelSample]
+            var name = "still"
+            if usable.isEmpty {
+                padding = still(like: cut[...], from: t0 - dailySeconds, seconds: dailySeconds, rate: rate)
+            } else {
+                let source = usable[k % usable.count]
+                name = source.name
+                guard let first = source.samples.first?.t, let last = source.samples.last?.t else { return nil }
+                let start = first + (last - first - dailySeconds) * Double(k + 1) / 5
+                let slice = source.samples.filter { $0.t >= start && $0.t < start + dailySeconds }
+                guard let end = slice.last?.t else { return nil }
+                let shift = t0 - 1 / GaitSegments.rate(slice) - end
+                let head = cut.prefix { $0.t < t0 + 1 }
+                let tail = slice.filter { $0.t > end - seamSeconds }
+                func mean(_ part: [AccelSample]) -> (x: Double, y: Double, z: Double) {
+                    let n = Double(max(part.count, 1))
+                    return (part.reduce(0) { $0 + $1.x } / n, part.reduce(0) { $0 + $1.y } / n, part.reduce(0) { $0 + $1.z } / n)
+                }
+                let to = mean(Array(head)), from = mean(tail.filter { $0.t > end - 1 })
+                padding = slice.map { s in
+                    let w = min(max((s.t - (end - seamSeconds)) / seamSeconds, 0), 1)
+                    return AccelSample(t: s.t + shift, x: s.x + w * (to.x - from.x), y: s.y + w * (to.y - from.y),
+                                       z: s.z + w * (to.z - from.z))
+                }
+            }
+            let after = still(like: cut[...], from: t1 + 1 / rate, seconds: 15, rate: rate)
+            let quietAfter = still(like: cut[...], from: t0, seconds: t1 - t0 + 15, rate: rate)
+            return BoutAfterDailyLife(samples: padding + cut + after, paddingOnly: padding + quietAfter,
+                                      boutStart: t0, paddingName: name)
+        }
     }
 
     /// The step period around `centre`: half the stride period (the lag of the highest

@@ -72,6 +72,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         var results: [FileResult] = []
         var walks: [GaitBench.Walk] = []
         var delays: [CreditDelayBench.Walk] = []
+        var daily: [String: [(name: String, samples: [AccelSample])]] = [:]
         var engineSeconds = 0.0, classicSeconds = 0.0, loadSeconds = 0.0
         var totalSamples = 0
         var configuration = MotionConfiguration(userHeight: height)
@@ -97,6 +98,9 @@ struct AccuracyBenchCommand: ParsableCommand {
             // The bouts/tempo segments run with the same model (under --folds: the walk's fold model).
             if gait, entry.activity == "walking", let truth = entry.truth, truth > 0 {
                 walks.append(GaitBench.Walk(name: entry.name, samples: samples, truth: truth, configuration: configuration))
+            }
+            if gait, GaitBench.isPadding(entry.name, activity: entry.activity, truth: entry.truth) {
+                daily[GaitBench.paddingKey(entry.name), default: []].append((entry.name, samples))
             }
             // Walking clips without a step count (../shared/data/activity) are measured too.
             if entry.activity == "walking", entry.truth != 0 {
@@ -143,7 +147,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         row("throughput M samples/s (1 core)", fixedDecimal(Double(totalSamples) / engineSeconds / 1e6, 1),
             fixedDecimal(Double(totalSamples) / classicSeconds / 1e6, 1))
         printActivityTable(results)
-        GaitBench.printTable(walks, details: !quiet)
+        GaitBench.printTable(walks, daily: daily.mapValues { $0.sorted { $0.name < $1.name } }, details: !quiet)
         CreditDelayBench.printTable(delays, details: !quiet)
         print("")
         print("\(results.count) files, \(totalSamples) samples, loaded in \(fixedDecimal(loadSeconds, 2)) s; mixed files are excluded from activity agreement")

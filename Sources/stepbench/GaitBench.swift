@@ -39,6 +39,54 @@ struct GaitBench {
         return (expected == 0 ? 0 : 100 * Double(counted) / Double(expected), over, bouts)
     }
 
+    /// The device and norm a recording's daily-life padding must share: the rieck files by their
+    /// level (l1, l2) and rate, the Bangle files together, every other source by its name prefix.
+    static func paddingKey(_ name: String) -> String {
+        let parts = name.split(separator: "-").map(String.init)
+        if parts.first == "rieck", parts.count >= 3 { return parts[0...2].joined(separator: "-") }
+        return parts.first ?? name
+    }
+
+    /// Non-walking recordings that make a bout's daily life: desk and PC work, a wearer's work day
+    /// and a day without steps. Dressing, shoe laces and washing up are left out: a walk rarely
+    /// starts straight out of them, and their own chains are scored by the daily-life rows.
+    static func isPadding(_ name: String, activity: String, truth: Int?) -> Bool {
+        guard activity == "mixed", truth == 0 else { return false }
+        return ["pc-working", "desk-working", "-work-", "nosteps"].contains { name.contains($0) }
+    }
+
+    struct DailyBouts {
+        var expected = 0, counted = 0, over = 0, bouts = 0
+        /// False steps of the padding alone (same padding, no bout) and its seconds.
+        var paddingSteps = 0, paddingSeconds = 0.0
+        var percent: Double { expected == 0 ? 0 : 100 * Double(counted) / Double(expected) }
+    }
+
+    /// Percent of the true steps of `size`-step bouts after a minute of daily life counted: steps at
+    /// or after the bout's first sample, at most `size` (the rest reported as over). The padding's
+    /// own false steps come from the same padding without the bout, per source key.
+    static func boutsAfterDailyLife(_ walks: [Walk], size: Int, daily: [String: [(name: String, samples: [AccelSample])]])
+        -> [String: DailyBouts] {
+        var result: [String: DailyBouts] = [:]
+        for walk in walks {
+            let key = paddingKey(walk.name)
+            for bout in GaitSegments.boutsAfterDailyLife(walk.samples, truth: walk.truth, size: size, daily: daily[key] ?? []) {
+                let run = RecordingAnalysis.run(bout.samples, configuration: walk.configuration)
+                let n = run.stepTimes.filter { $0 >= bout.boutStart }.count
+                let alone = RecordingAnalysis.run(bout.paddingOnly, configuration: walk.configuration)
+                var r = result[key, default: DailyBouts()]
+                r.expected += size
+                r.counted += min(n, size)
+                r.over += max(n - size, 0)
+                r.bouts += 1
+                r.paddingSteps += alone.steps
+                r.paddingSeconds += GaitSegments.dailySeconds
+                result[key] = r
+            }
+        }
+        return result
+    }
+
     /// MAPE of the walks time-scaled to `target` steps/min (from their native cadence).
     static func tempo(_ walks: [Walk], target: Double, details: Bool) -> (mape: Double, worst: Double, worstName: String, files: Int) {
         var errors: [Double] = []
@@ -70,7 +118,7 @@ struct GaitBench {
         return (holes == 0 ? 0 : Double(extra) / Double(holes), holes)
     }
 
-    static func printTable(_ walks: [Walk], details: Bool) {
+    static func printTable(_ walks: [Walk], daily: [String: [(name: String, samples: [AccelSample])]], details: Bool) {
         guard !walks.isEmpty else { return }
         print("")
         print("bouts, tempo and holes from segments of the walking files (see GaitBench.swift)")
@@ -78,6 +126,34 @@ struct GaitBench {
             let b = bouts(walks, size: size)
             print(column("\(size)-step bouts: steps counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
                 + "(\(b.bouts) bouts, \(b.over) steps over)")
+        }
+        for size in [10, 20] {
+            let bySource = boutsAfterDailyLife(walks, size: size, daily: daily)
+            var all = DailyBouts()
+            for r in bySource.values {
+                all.expected += r.expected
+                all.counted += r.counted
+                all.over += r.over
+                all.bouts += r.bouts
+                all.paddingSteps += r.paddingSteps
+                all.paddingSeconds += r.paddingSeconds
+            }
+            print(column("\(size)-step bouts after daily life: counted %", 40) + column(fixedDecimal(all.percent, 1), 8)
+                + "(\(all.bouts) bouts, \(all.over) steps over; the padding alone: \(all.paddingSteps) false steps in \(fixedDecimal(all.paddingSeconds / 60, 0)) min)")
+            var real = DailyBouts()
+            for (key, r) in bySource where !(daily[key] ?? []).isEmpty {
+                real.expected += r.expected
+                real.counted += r.counted
+                real.over += r.over
+                real.bouts += r.bouts
+            }
+            print("  " + column("after a real recording (no still pad)", 38) + column(fixedDecimal(real.percent, 1), 8)
+                + "(\(real.bouts) bouts, \(real.over) over)")
+            for key in bySource.keys.sorted() {
+                guard let r = bySource[key] else { continue }
+                print("  " + column(key, 38) + column(fixedDecimal(r.percent, 1), 8)
+                    + "(\(r.bouts) bouts, \(r.over) over; padding \(r.paddingSteps) false steps; \((daily[key] ?? []).isEmpty ? "still device" : (daily[key] ?? []).map(\.name).joined(separator: " ")))")
+            }
         }
         for target in [80.0, 150.0, 180.0] {
             let t = tempo(walks, target: target, details: details)

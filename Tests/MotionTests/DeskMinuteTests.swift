@@ -27,18 +27,21 @@ import Testing
     /// locomotion and showing their rhythm on a magnitude-only watch with a walk's smooth |a|
     /// (no other |a| rule holds it); before `from`, the windows are `before` (classifier at 0.1,
     /// magnitude-only unless `threeAxis`). `walkFirst`: a 12-step chain at 2-9.7 s is credited first.
+    /// `stride`: the windows' stride correlation (`ac_stride`); `unsure`: the classifier only leans
+    /// to locomotion (the peaks are not offered as locomotion, the windows confirm as unsure).
     private func steps(peaks: Int, from: Double = 61, before: [Double], beforeFrom: Double = 1,
-                       threeAxis: Bool = false, walkFirst: Bool = false) -> Int {
+                       threeAxis: Bool = false, walkFirst: Bool = false, stride: Double = 0, unsure: Bool = false) -> Int {
         let first = walkFirst ? chain(from: 2, count: 12, interval: 0.7) : []
         let firstEnd = first.last.map { $0 + 1.5 } ?? 0
-        return creditedSteps(first + chain(from: from, count: peaks, interval: 0.7), firstWindow: 1, closingWindow: true,
-                             locomotion: { end in end <= firstEnd || end > from },
+        return creditedSteps(first + chain(from: from, count: peaks, interval: 0.7), firstWindow: 1, unsure: unsure, closingWindow: true,
+                             locomotion: { end in end <= firstEnd || (end > from && !unsure) },
                              desk: { end in
                                  if end <= firstEnd || end > from { return (Self.walking, true, 0.9) }
                                  return (end >= beforeFrom ? before : Self.still, !threeAxis, 0.1)
                              }) { _ in
             var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.7, dominantFrequency: 1 / 0.7)
             window.armWork = MagnitudeArmWork.Evidence(balance: -0.3, swing: -0.6)
+            window.strideCorrelation = stride
             return window
         } - first.count
     }
@@ -48,6 +51,16 @@ import Testing
         #expect(steps(peaks: 12, before: Self.typing) == 0)
         // A chain that keeps the rhythm for 21 candidates is credited back whole: a walk from the desk.
         #expect(steps(peaks: 24, before: Self.typing) == 24)
+    }
+
+    /// Gate v2.18-B: a 10-20-step bout out of the desk (the bench's "bouts after daily life") never
+    /// offers 21 candidates; a chain whose window the classifier calls locomotion and whose band
+    /// repeats stride after stride (>= 0.7; the held-out PC chains reach at most 0.54) is a gait.
+    @Test func aShortBoutOutOfTheDeskThatShowsAStrideIsCreditedAtSeven() {
+        #expect(steps(peaks: 12, before: Self.typing, stride: 0.8) == 12)
+        #expect(steps(peaks: 12, before: Self.typing, stride: 0.6) == 0)
+        // The classifier merely unsure: the chain still waits for 21.
+        #expect(steps(peaks: 12, before: Self.typing, stride: 0.8, unsure: true) == 0)
     }
 
     @Test func aWalkAfterRestOrAStepRhythmOrThreeAxisIsCreditedAtSeven() {
@@ -73,9 +86,11 @@ import Testing
         minute.observe(values: Self.still, magnitudeOnly: true, locomotion: 0.1)
         minute.observe(values: Self.slowWalk, magnitudeOnly: true, locomotion: 0.1)
         #expect(minute.deskWindows == 30)
-        #expect(minute.holdsBack(magnitudeOnly: true, sinceLastStep: 61))
-        #expect(!minute.holdsBack(magnitudeOnly: false, sinceLastStep: 61))
-        #expect(!minute.holdsBack(magnitudeOnly: true, sinceLastStep: 59))
+        #expect(minute.holdsBack(magnitudeOnly: true, sinceLastStep: 61, confident: true, strideCorrelation: 0.6))
+        #expect(minute.holdsBack(magnitudeOnly: true, sinceLastStep: 61, confident: false, strideCorrelation: 0.9))
+        #expect(!minute.holdsBack(magnitudeOnly: true, sinceLastStep: 61, confident: true, strideCorrelation: 0.7))
+        #expect(!minute.holdsBack(magnitudeOnly: false, sinceLastStep: 61, confident: true, strideCorrelation: 0))
+        #expect(!minute.holdsBack(magnitudeOnly: true, sinceLastStep: 59, confident: true, strideCorrelation: 0))
         // Only the last minute counts.
         for _ in 0..<40 { minute.observe(values: Self.still, magnitudeOnly: true, locomotion: 0.1) }
         #expect(minute.deskWindows == 16)
