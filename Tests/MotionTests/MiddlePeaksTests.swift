@@ -37,7 +37,7 @@ import Testing
         #expect(steps >= 98 && steps <= 100)
     }
 
-    @Test func theStepsStayHiddenWithoutTheRule() {
+    @Test func aRunDominantAtItsOwnRateOrMagnitudeOnlyKeepsItsPeriod() {
         // The same run is left at the stride when |a| is dominant at the peak interval (the
         // wrist's arm swing: nothing says the peaks are strides) or on magnitude-only input.
         #expect(counted(walk(strides: 40), window: window(dominant: 1 / 0.58)) == 60)
