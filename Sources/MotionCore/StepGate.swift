@@ -38,6 +38,8 @@ struct StepGate: Sendable {
     private(set) var recentPeriodTime = 0.0
     /// The period a proven run may not drift above (gate v2.17-T, `CadenceCeiling`).
     private(set) var ceiling = CadenceCeiling()
+    /// Gate v2.18-T: peaks the refractory drops in the middle of a run's intervals.
+    private(set) var middlePeaks = MiddlePeaks()
 
     /// What the last window shows of the step rhythm, set by the engine every window.
     struct WindowCadence: Sendable {
@@ -316,6 +318,7 @@ struct StepGate: Sendable {
         }
         walking = false
         ceiling.reset()
+        middlePeaks.reset()
         period = 0
         lastInterval = 0
         runSteps = 0
@@ -409,7 +412,11 @@ struct StepGate: Sendable {
         if walking {
             var dt = t - lastStep
             // A second peak this soon after a step is a double peak of the same step.
-            if dt < max(p.minInterval, p.refractory * period) { return }
+            if dt < max(p.minInterval, p.refractory * period) {
+                noteMiddlePeak(t, dt: dt, steps: &steps)
+                return
+            }
+            middlePeaks.noteStep(previousStep: lastStep)
             let multiple = (dt / period).rounded()
             if p.maxIrregular > 0 && !locomotion {
                 let fits = abs(dt - period) <= p.regularity * period
@@ -528,6 +535,22 @@ struct StepGate: Sendable {
         let dt = t - lastStep
         guard abs(dt - period) <= parameters.weakRegularity * period else { return }
         lastInterval = dt
+        creditStep(at: t, steps: &steps)
+    }
+
+    /// Gate v2.18-T: a peak the refractory dropped `dt` after the run's last step; once the
+    /// middle of `MiddlePeaks.streak` intervals in a row held one, the run counted one peak per
+    /// stride: its step period halves and those peaks are credited.
+    private mutating func noteMiddlePeak(_ t: Double, dt: Double, steps: inout [Double]) {
+        guard !strideRun, MiddlePeaks.fits(dt, period: period, window: window), middlePeaks.note(t, lastStep: lastStep) else { return }
+        period /= 2
+        lastInterval = period
+        ceiling.halve()
+        for i in 0..<middlePeaks.count - 1 {
+            steps.append(middlePeaks.times[i])
+            runSteps += 1
+        }
+        middlePeaks.reset()
         creditStep(at: t, steps: &steps)
     }
 
