@@ -16,6 +16,8 @@ import StepdModel
 ///   movement or automotive: neither shows no vibration and no turn of the gravity direction.
 /// - A window held steadily in a hand (see `isSteadyHand`) is stationary where the model's lead
 ///   is unknown.
+/// - A window tilted slowly at rest-level vibration (see `isQuietTilt`) is stationary where the
+///   model's lead is unknown, but holds no drive's onset evidence.
 /// - Walking and running need steps (see `hasSteps`): outside a vehicle the state does not
 ///   become walking or running while the step gate has neither a confirmed run nor a credited
 ///   step within `steplessSeconds`, whatever the model leads with.
@@ -66,6 +68,8 @@ struct ActivityClassifier: Sendable {
         var road = true
         /// A device held steadily in a hand (`isSteadyHand`).
         var steadyHand = false
+        /// A device tilted slowly at rest-level vibration (`isQuietTilt`).
+        var quietTilt = false
         /// The step gate's model-free road evidence was open at the previous window
         /// (`RoadEvidence.isOpen`; see `roadHoldsEvidence`).
         var roadOpen = false
@@ -321,6 +325,7 @@ struct ActivityClassifier: Sendable {
                             sway: Self.isSway(features.values, magnitudeOnly: features.magnitudeOnly),
                             road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: sensorNoiseFloor ?? 0),
                             steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly),
+                            quietTilt: Self.isQuietTilt(features.values, magnitudeOnly: features.magnitudeOnly),
                             roadOpen: gait.roadEvidence.isOpen)
         return decide(window, gait: Gait(gait))
     }
@@ -371,7 +376,9 @@ struct ActivityClassifier: Sendable {
         var best = 0
         for k in 1..<smoothed.count where smoothed[k] > smoothed[best] { best = k }
         var p = smoothed[best]
-        if (window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive))
+        // A slow tilt the model leads unknown is stationary, but no stop inside a drive (`isQuietTilt`).
+        let tiltedStill = window.quietTilt && !window.still && !window.steadyHand && MotionModel.classes[best] == .unknown
+        if tiltedStill || (window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive))
             || (window.steadyHand && MotionModel.classes[best] == .unknown) {
             best = stationaryIndex
             p = max(smoothed[best], 0.55)
@@ -400,7 +407,7 @@ struct ActivityClassifier: Sendable {
         } else if automotiveWindows > 0 {
             // A stop at a light, stepless steering under an open road, a lone unknown lead: the
             // evidence neither counts nor resets.
-            let holds = (kind == .stationary && !window.magnitudeOnly && t - streakStart < Self.vehicleStop)
+            let holds = (kind == .stationary && !window.magnitudeOnly && !tiltedStill && t - streakStart < Self.vehicleStop)
                 || Self.roadHoldsEvidence(window, kind: kind, gait: gait, at: t)
                 || Self.loneUnknownHolds(window, kind: kind, previousLead: previousLead)
             if !holds { automotiveWindows = 0 }

@@ -1,0 +1,90 @@
+import Glibc
+@testable import MotionCore
+import StepdModel
+import Testing
+
+/// `ActivityClassifier.isQuietTilt` (activity rule v2.18-R): a held device tilted slowly at
+/// rest-level vibration is stationary where the model leads unknown, and is no stop inside a drive.
+@Suite struct QuietTiltRule {
+    /// The last window's features of `seconds` of samples from `sample(t)`.
+    private func window(seconds: Double, _ sample: (Double) -> (Double, Double, Double)) -> WindowFeatures {
+        var features = WindowFeatures()
+        var t = 0.0
+        while t < seconds {
+            let (x, y, z) = sample(t)
+            _ = features.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot(), band: 0, at: t)
+            t += 1 / WindowFeatures.rate
+        }
+        return features
+    }
+
+    /// A device tilting by `amplitude` rad over a 10 s swing with `tremor` g of hand tremor.
+    private func tilting(amplitude: Double, tremor: Double) -> WindowFeatures {
+        window(seconds: 8) { t in
+            let angle = amplitude * sin(2 * .pi * t / 10)
+            return (sin(angle) + tremor * sin(2 * .pi * 9.1 * t), 0.6 * tremor * sin(2 * .pi * 7.7 * t),
+                    cos(angle) + tremor * sin(2 * .pi * 8.3 * t))
+        }
+    }
+
+    @Test func aSlowTiltAtRestLevelIsAQuietTilt() {
+        // About 0.15 rad of tilt in the window with 8 mg of tremor: too much turn for a steady
+        // hand (0.1 rad) or a device at rest, a quiet tilt.
+        let reading = tilting(amplitude: 0.12, tremor: 0.008)
+        #expect(ActivityClassifier.isQuietTilt(reading.values, magnitudeOnly: false))
+        #expect(!ActivityClassifier.isSteadyHand(reading.values, magnitudeOnly: false))
+        #expect(!ActivityClassifier.isStill(reading.values, magnitudeOnly: false))
+        // The same tilt shaken at 20 mg (a hand carrying the device, a road), a wrist turning by
+        // half a radian, |a| alone: none is.
+        let shaken = tilting(amplitude: 0.12, tremor: 0.02)
+        #expect(!ActivityClassifier.isQuietTilt(shaken.values, magnitudeOnly: false))
+        let turning = tilting(amplitude: 0.5, tremor: 0.008)
+        #expect(!ActivityClassifier.isQuietTilt(turning.values, magnitudeOnly: false))
+        let magnitude = window(seconds: 8) { t in (1 + 0.005 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        #expect(!ActivityClassifier.isQuietTilt(magnitude.values, magnitudeOnly: true))
+    }
+
+    private struct Run {
+        var classifier = ActivityClassifier(start: 0, model: .generated)
+        var end = 5.0
+
+        mutating func feed(_ kind: ActivityKind, windows: Int, quietTilt: Bool = false, steadyHand: Bool = false) {
+            let others = 0.1 / Double(MotionModel.classes.count - 1)
+            let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
+            let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
+            for _ in 0..<windows {
+                let window = ActivityClassifier.Window(end: end, magnitudeOnly: false, still: false,
+                                                       steadyHand: steadyHand, quietTilt: quietTilt)
+                _ = classifier.feed(probabilities: probabilities, window: window, gait: gait)
+                end += 1
+            }
+        }
+    }
+
+    @Test func aQuietTiltIsStationaryWhereTheModelIsUnsure() {
+        var held = Run()
+        held.feed(.unknown, windows: 3, quietTilt: true)
+        #expect(held.classifier.state.kind == .stationary)
+        #expect(held.classifier.state.start == 2.5)
+        // An automotive lead stays the model's.
+        var drive = Run()
+        drive.feed(.automotive, windows: 30, quietTilt: true)
+        #expect(drive.classifier.state.kind == .automotive)
+    }
+
+    @Test func aQuietTiltIsNoStopInsideADrive() {
+        // 20 automotive windows, 4 of a hand tilting the device: the evidence starts afresh, as
+        // after the unknown lead the model gave; 10 more automotive windows are no drive.
+        var tilted = Run()
+        tilted.feed(.automotive, windows: 20)
+        tilted.feed(.unknown, windows: 4, quietTilt: true)
+        tilted.feed(.automotive, windows: 10)
+        #expect(tilted.classifier.state.kind != .automotive)
+        // A steadily held device there is a stop at a light: the evidence holds, the drive starts.
+        var stop = Run()
+        stop.feed(.automotive, windows: 20)
+        stop.feed(.unknown, windows: 4, steadyHand: true)
+        stop.feed(.automotive, windows: 10)
+        #expect(stop.classifier.state.kind == .automotive)
+    }
+}
