@@ -16,7 +16,7 @@
 /// and most of the energy, so both must hold as well.
 enum SteadyDeskBout {
     /// The largest spread (standard deviation over mean) of the chain's last `confirmSteps` intervals
-    /// that still keeps time: 0.11-0.13 release the same bouts and nothing else; at 0.15 synthetic |a|
+    /// that still keeps time: 0.10-0.14 release real bouts and nothing else; at 0.15 synthetic |a|
     /// clapping is credited (arm-busy +98 steps in-sample), at 0.20 a held-out PC chain (daily life
     /// 64.5 -> 69.4 per hour; both measured before the balance and period conditions were added).
     static let maximumIntervalSpread = 0.12
