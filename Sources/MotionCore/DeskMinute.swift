@@ -71,9 +71,12 @@ struct DeskMinute: Sendable {
     /// Whether a chain on a magnitude-only window (`magnitudeOnly`), `sinceLastStep` s after the last
     /// credited step, rises out of a desk minute and needs more candidates.
     /// `confident`: the classifier calls the window locomotion (not merely unsure); `strideCorrelation`:
-    /// the window's band repeats at a stride lag (`ac_stride`). Both together release the chain.
-    func holdsBack(magnitudeOnly: Bool, sinceLastStep: Double, confident: Bool, strideCorrelation: Double) -> Bool {
+    /// the window's band repeats at a stride lag (`ac_stride`). Both together release the chain; so do
+    /// a confident window and a chain whose last candidates keep time at the window's rate
+    /// (`keepsTime`, gate v2.18-D, `SteadyDeskBout`).
+    func holdsBack(magnitudeOnly: Bool, sinceLastStep: Double, confident: Bool, strideCorrelation: Double,
+                   keepsTime: @autoclosure () -> Bool = false) -> Bool {
         magnitudeOnly && sinceLastStep > Self.quietSeconds && deskWindows >= Self.minimumDeskWindows
-            && !(confident && strideCorrelation >= Self.gaitStrideCorrelation)
+            && !(confident && (strideCorrelation >= Self.gaitStrideCorrelation || keepsTime()))
     }
 }

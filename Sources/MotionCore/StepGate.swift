@@ -609,8 +609,12 @@ struct StepGate: Sendable {
         guard pendingCount > 0 else { return }
         let last = pendingCount - 1
         // A chain out of a minute of magnitude-only desk work needs as many as an unsure one (gate v2.18-Q).
+        // A short bout whose last candidates keep time is released (gate v2.18-D, `SteadyDeskBout`).
         let desk = deskMinute.holdsBack(magnitudeOnly: window?.armWork != nil, sinceLastStep: pending[last] - lastCreditedStep,
-                                        confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0)
+                                        confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0,
+                                        keepsTime: pendingCount >= p.confirmSteps
+                                            && SteadyDeskBout.keepsTime(pending[(pendingCount - p.confirmSteps)...last], window: window,
+                                                                        tolerance: p.cadenceTolerance, longestPeriod: longestShownPeriod))
         let factor = max(unsure || desk ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
         var needed = min(factor * p.confirmSteps, Self.capacity)
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
