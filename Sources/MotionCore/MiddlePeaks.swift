@@ -43,7 +43,7 @@ struct MiddlePeaks: Sendable {
     /// run's period hides: three-axis, a period of a stride of a brisk walk, the peak in the middle
     /// of the interval, and |a| dominant at half the period.
     static func fits(_ dt: Double, period: Double, window: StepGate.WindowCadence?) -> Bool {
-        guard periods.contains(period), middle.contains(dt / period), let window, window.verticalShare != nil else { return false }
+        guard periods.contains(period), middle.contains(dt / period), let window, window.threeAxis else { return false }
         return window.frequencyMatches(period / 2, tolerance: tolerance)
     }
 

@@ -60,6 +60,10 @@ struct StepGate: Sendable {
         var turning: Double?
         /// A three-axis window's jerk against its |a| jerk (`TurningJerk`).
         var turningJerk: Double?
+        /// Magnitude-only input (x = |a|, y = z = 0): only such windows carry `armWork`.
+        var magnitudeOnly: Bool { armWork != nil }
+        /// Three-axis input: only such windows carry `verticalShare`.
+        var threeAxis: Bool { verticalShare != nil }
 
         private static let strideCorrelationFeature = NamedFeature("ac_stride")
         private static let verticalShareFeature = NamedFeature("vertical_share")
@@ -216,11 +220,11 @@ struct StepGate: Sendable {
         }
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
-        if let cadence { turningJerk.observe(threeAxis: cadence.verticalShare != nil, evidence: cadence.turningJerk) }
-        if let cadence { upwardPeaks.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, newest: newestSampleTime) }
-        if let cadence { swingAligned.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples, peaks: upwardPeaks, newest: newestSampleTime) }
-        if let cadence { circling.observe(threeAxis: cadence.verticalShare != nil, samples: recentSamples) }
-        if let cadence { impacts.observe(magnitudeOnly: cadence.armWork != nil) }
+        if let cadence { turningJerk.observe(threeAxis: cadence.threeAxis, evidence: cadence.turningJerk) }
+        if let cadence { upwardPeaks.observe(threeAxis: cadence.threeAxis, samples: recentSamples, newest: newestSampleTime) }
+        if let cadence { swingAligned.observe(threeAxis: cadence.threeAxis, samples: recentSamples, peaks: upwardPeaks, newest: newestSampleTime) }
+        if let cadence { circling.observe(threeAxis: cadence.threeAxis, samples: recentSamples) }
+        if let cadence { impacts.observe(magnitudeOnly: cadence.magnitudeOnly) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
         // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).
         if walking && gaitShownAt < runStart && (armWork.endsRun(stepPeriod: period)
@@ -242,7 +246,7 @@ struct StepGate: Sendable {
         if windowKeepsRhythm(period) { rhythmWindows += 1 }
         // A loose rhythm with jerky, impact-free |a| is judged before the 35 s (gate v2.16-B).
         let loose = UnprovenMagnitudeRuns.rhythmIsLoose(seconds: end - runStart, rhythmWindows: rhythmWindows, runWindows: runWindows,
-                                                        magnitudeOnly: cadence?.armWork != nil, balance: armWork.balance,
+                                                        magnitudeOnly: cadence?.magnitudeOnly == true, balance: armWork.balance,
                                                         asymmetry: impacts.asymmetry)
         if gaitShownAt < runStart && (loose || (end - runStart > Self.unprovenRunSeconds
             && Double(rhythmWindows) < Self.rhythmShare * Double(runWindows))) {
@@ -475,7 +479,7 @@ struct StepGate: Sendable {
             case .next:
                 // A push-off inside a slow magnitude-only walk's step does not join (gate v2.17-P).
                 if PushOffPeaks.isPushOff(t, chain: pending[0..<pendingCount], regularity: p.regularity,
-                                          magnitudeOnly: window?.armWork != nil) { return }
+                                          magnitudeOnly: window?.magnitudeOnly == true) { return }
             }
         }
         appendCandidate(t, locomotion: locomotion, steps: &steps)
@@ -610,7 +614,7 @@ struct StepGate: Sendable {
         let last = pendingCount - 1
         // A chain out of a minute of magnitude-only desk work needs as many as an unsure one (gate v2.18-Q).
         // A short bout whose last candidates keep time is released (gate v2.18-D, `SteadyDeskBout`).
-        let desk = deskMinute.holdsBack(magnitudeOnly: window?.armWork != nil, sinceLastStep: pending[last] - lastCreditedStep,
+        let desk = deskMinute.holdsBack(magnitudeOnly: window?.magnitudeOnly == true, sinceLastStep: pending[last] - lastCreditedStep,
                                         confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0,
                                         keepsTime: pendingCount >= p.confirmSteps
                                             && SteadyDeskBout.keepsTime(pending[(pendingCount - p.confirmSteps)...last], window: window,
@@ -621,7 +625,7 @@ struct StepGate: Sendable {
         // needs fewer peaks, but steadier ones and the window's frequency at their rate.
         let slow = faint && window.map { $0.dominantFrequency * Self.longestStepLag < 1 } == true
         // On magnitude-only input 7 such peaks (gate v2.18-S, `SlowMagnitudeChains`).
-        if slow { needed = min(SlowMagnitudeChains.confirmFactor(magnitudeOnly: window?.armWork != nil) * p.confirmSteps, needed) }
+        if slow { needed = min(SlowMagnitudeChains.confirmFactor(magnitudeOnly: window?.magnitudeOnly == true) * p.confirmSteps, needed) }
         guard pendingCount >= needed else { return }
         var first = pendingCount - needed
         let intervalCount = needed - 1
@@ -667,7 +671,7 @@ struct StepGate: Sendable {
         lastInterval = pending[last] - pending[last - 1]
         strideRun = isStride(mean, at: pending[last])
         // A slow |a| walk's heel strikes and push-offs: the step is the pair (gate v2.18-S, `PushOffPairs`).
-        if !strideRun && PushOffPairs.holds(pending[first...last], mean: mean, magnitudeOnly: window?.armWork != nil,
+        if !strideRun && PushOffPairs.holds(pending[first...last], mean: mean, magnitudeOnly: window?.magnitudeOnly == true,
                                             dominantFrequency: window?.dominantFrequency, briskFrequency: p.fastTempoHz) {
             runSteps = 0
             for i in first...last where PushOffPairs.isHeelStrike(i, in: pending[first...last]) {

@@ -355,47 +355,35 @@ import Testing
 
 /// `ActivityClassifier.isStill` on the features the engine computes.
 @Suite struct StillWindow {
-    /// The last window's features of `seconds` of 25 Hz samples from `sample(t)`.
-    private func window(seconds: Double, _ sample: (Double) -> (Double, Double, Double)) -> WindowFeatures {
-        var features = WindowFeatures()
-        var t = 0.0
-        while t < seconds {
-            let (x, y, z) = sample(t)
-            _ = features.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot(), band: 0, at: t)
-            t += 1 / WindowFeatures.rate
-        }
-        return features
-    }
-
     private func isStill(_ features: WindowFeatures) -> Bool {
         ActivityClassifier.isStill(features.values, magnitudeOnly: features.magnitudeOnly)
     }
 
     @Test func aDeviceAtRestIsStill() {
         // 3 mg of ripple, about what the sensors show at rest.
-        let rest = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
+        let rest = windowFeatures(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
         #expect(isStill(rest))
     }
 
     @Test func roadVibrationIsNotStill() {
         // 30 mg at 11 Hz along gravity: a car on a road.
-        let road = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
+        let road = windowFeatures(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
         #expect(!isStill(road))
     }
 
     @Test func aSlowlyTurningWristIsNotStill() {
         // 0.2 rad in 5 s, no vibration: |a| stays 1 g, the gravity direction turns.
-        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        let turning = windowFeatures(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
         #expect(!isStill(turning))
     }
 
     @Test func theStillLimitRisesWithTheSensorsNoiseFloorUpToItsCap() {
         // 30 mg of road-like vibration: not still on a quiet sensor, still on one whose own
         // noise at rest is 25 mg, and not still again when the "floor" is movement (capped).
-        let vibrating = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
+        let vibrating = windowFeatures(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.03 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isStill(vibrating.values, magnitudeOnly: false, noiseFloor: 0.003))
         #expect(ActivityClassifier.isStill(vibrating.values, magnitudeOnly: false, noiseFloor: 0.025))
-        let shaking = window(seconds: 8) { t in (0, 0, 1 + 0.12 * sin(2 * .pi * 11 * t)) }
+        let shaking = windowFeatures(seconds: 8) { t in (0, 0, 1 + 0.12 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isStill(shaking.values, magnitudeOnly: false, noiseFloor: 0.085))
     }
 
@@ -422,43 +410,43 @@ import Testing
     }
 
     @Test func aWristTurningWithoutVibrationIsAQuietTurn() {
-        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        let turning = windowFeatures(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
         #expect(ActivityClassifier.isQuietTurn(turning.values, magnitudeOnly: false))
         // At rest the direction holds; on a road it turns with vibration: neither is one.
-        let rest = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
+        let rest = windowFeatures(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0.002 * sin(2 * .pi * 3.1 * t), 1 + 0.003 * sin(2 * .pi * 5.7 * t)) }
         #expect(!ActivityClassifier.isQuietTurn(rest.values, magnitudeOnly: false))
-        let road = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t) + 0.03 * sin(2 * .pi * 11 * t)) }
+        let road = windowFeatures(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t) + 0.03 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isQuietTurn(road.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(!ActivityClassifier.isQuietTurn(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func aWristTurningByTensOfDegreesIsAWideTurn() {
         // The forearm raised from the table towards the mouth (90 degrees) and lowered again
         // within the window (a bite), with vibration on top: a wide turn.
-        let bite = window(seconds: 8) { t in
+        let bite = windowFeatures(seconds: 8) { t in
             let angle = 1.6 * max(0, sin(2 * .pi * t / 5))
             return (sin(angle), 0.02 * sin(2 * .pi * 9 * t), cos(angle) + 0.03 * sin(2 * .pi * 11 * t))
         }
         #expect(ActivityClassifier.isWideTurn(bite.values, magnitudeOnly: false))
         // A hand on a wheel: a 15-degree turn with road vibration is not one, nor |a| alone.
-        let steering = window(seconds: 8) { t in
+        let steering = windowFeatures(seconds: 8) { t in
             let angle = 0.26 * sin(2 * .pi * t / 6)
             return (sin(angle), 0, cos(angle) + 0.03 * sin(2 * .pi * 11 * t))
         }
         #expect(!ActivityClassifier.isWideTurn(steering.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.3 * sin(2 * .pi * t / 4), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.3 * sin(2 * .pi * t / 4), 0, 0) }
         #expect(!ActivityClassifier.isWideTurn(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func aDeviceRockingAcrossGravitySways() {
         // A car's body rocking the wrist by 0.15 g across gravity sways; keystroke vibration of
         // 0.02 g does not; |a| alone cannot tell and counts as swaying.
-        let road = window(seconds: 8) { t in (0.15 * sin(2 * .pi * 1.3 * t), 0.1 * sin(2 * .pi * 2.1 * t), 1) }
+        let road = windowFeatures(seconds: 8) { t in (0.15 * sin(2 * .pi * 1.3 * t), 0.1 * sin(2 * .pi * 2.1 * t), 1) }
         #expect(ActivityClassifier.isSway(road.values, magnitudeOnly: false))
-        let keys = window(seconds: 8) { t in (0.02 * sin(2 * .pi * 5 * t), 0.01 * sin(2 * .pi * 6.3 * t), 1) }
+        let keys = windowFeatures(seconds: 8) { t in (0.02 * sin(2 * .pi * 5 * t), 0.01 * sin(2 * .pi * 6.3 * t), 1) }
         #expect(!ActivityClassifier.isSway(keys.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.01 * sin(2 * .pi * 5 * t), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.01 * sin(2 * .pi * 5 * t), 0, 0) }
         #expect(ActivityClassifier.isSway(magnitude.values, magnitudeOnly: true))
     }
 
@@ -467,13 +455,13 @@ import Testing
         // the same vibration under a hand moving across gravity by 0.15 g (a forearm working the
         // mouse: 5 % of the movement along gravity) is not, nor 5 mg along it; |a| alone cannot
         // tell and counts as a road.
-        let road = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        let road = windowFeatures(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
         #expect(ActivityClassifier.isRoad(road.values, magnitudeOnly: false))
-        let mouse = window(seconds: 8) { t in (0.15 * sin(2 * .pi * 0.7 * t), 0.1 * sin(2 * .pi * 0.4 * t), 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        let mouse = windowFeatures(seconds: 8) { t in (0.15 * sin(2 * .pi * 0.7 * t), 0.1 * sin(2 * .pi * 0.4 * t), 1 + 0.04 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isRoad(mouse.values, magnitudeOnly: false))
-        let quiet = window(seconds: 8) { t in (0.001 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.007 * sin(2 * .pi * 11 * t)) }
+        let quiet = windowFeatures(seconds: 8) { t in (0.001 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.007 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isRoad(quiet.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5 * t), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5 * t), 0, 0) }
         #expect(ActivityClassifier.isRoad(magnitude.values, magnitudeOnly: true))
     }
 
@@ -482,10 +470,10 @@ import Testing
         // (3 mg at rest), not on one whose rest shows 16 mg of noise (0.03 g of white noise per
         // axis: a desk reads like that). 49 mg is a road on that sensor, and also where the
         // "floor" is a moving car's own vibration (49 mg; the floor counts up to 15 mg).
-        let road = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        let road = windowFeatures(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
         #expect(ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.003))
         #expect(!ActivityClassifier.isRoad(road.values, magnitudeOnly: false, noiseFloor: 0.016))
-        let rough = window(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.07 * sin(2 * .pi * 11 * t)) }
+        let rough = windowFeatures(seconds: 8) { t in (0.1 * sin(2 * .pi * 0.8 * t), 0, 1 + 0.07 * sin(2 * .pi * 11 * t)) }
         #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.016))
         #expect(ActivityClassifier.isRoad(rough.values, magnitudeOnly: false, noiseFloor: 0.049))
     }
@@ -493,23 +481,23 @@ import Testing
     @Test func aHandHoldingADeviceIsASteadyHandButNotStill() {
         // 13 mg of tremor with the direction wandering by about 0.07 rad: held steadily, not at
         // rest (`isStill` wants 10 mg and 0.05 rad).
-        let held = window(seconds: 8) { t in
+        let held = windowFeatures(seconds: 8) { t in
             let angle = 0.07 * sin(2 * .pi * t / 4)
             return (sin(angle) + 0.01 * sin(2 * .pi * 9.1 * t), 0.008 * sin(2 * .pi * 7.7 * t), cos(angle) + 0.018 * sin(2 * .pi * 8.3 * t))
         }
         #expect(ActivityClassifier.isSteadyHand(held.values, magnitudeOnly: false))
         #expect(!isStill(held))
         // A wrist turning by 0.2 rad, a road's 28 mg, |a| alone: none is.
-        let turning = window(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
+        let turning = windowFeatures(seconds: 8) { t in (sin(0.04 * t), 0, cos(0.04 * t)) }
         #expect(!ActivityClassifier.isSteadyHand(turning.values, magnitudeOnly: false))
-        let road = window(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
+        let road = windowFeatures(seconds: 8) { t in (0.003 * sin(2 * .pi * 7.3 * t), 0, 1 + 0.04 * sin(2 * .pi * 11 * t)) }
         #expect(!ActivityClassifier.isSteadyHand(road.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(!ActivityClassifier.isSteadyHand(magnitude.values, magnitudeOnly: true))
     }
 
     @Test func magnitudeOnlyInputIsNeverStill() {
-        let rest = window(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        let rest = windowFeatures(seconds: 8) { t in (1 + 0.003 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(rest.magnitudeOnly)
         #expect(!isStill(rest))
     }

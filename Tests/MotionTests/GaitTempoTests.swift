@@ -142,16 +142,6 @@ private func briskWindow(period: Double, stepCorrelation: Double = 0.8, strideCo
         return window
     }
 
-    /// `count` peaks at 1.1 s (55 steps/min), every third interval 0.1 s shorter and the next
-    /// 0.1 s longer (a spread of about 7 %).
-    private func slowPeaks(_ count: Int) -> [Double] {
-        var t = 0.5
-        return (0..<count).map { k -> Double in
-            defer { t += 1.1 + (k % 3 == 0 ? -0.1 : k % 3 == 1 ? 0.1 : 0) }
-            return t
-        }
-    }
-
     @Test func fifteenSteadySlowPeaksCountWhole() {
         #expect(tempoSteps(slowPeaks(15), window: slowWindow(period: 1.1), faint: true) == 15)
         #expect(StepGate.slowFaintFactor * DetectorParameters.fitted.confirmSteps <= 15)

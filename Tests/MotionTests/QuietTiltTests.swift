@@ -6,21 +6,9 @@ import Testing
 /// `ActivityClassifier.isQuietTilt` (activity rule v2.18-R): a held device tilted slowly at
 /// rest-level vibration is stationary where the model leads unknown, and is no stop inside a drive.
 @Suite struct QuietTiltRule {
-    /// The last window's features of `seconds` of samples from `sample(t)`.
-    private func window(seconds: Double, _ sample: (Double) -> (Double, Double, Double)) -> WindowFeatures {
-        var features = WindowFeatures()
-        var t = 0.0
-        while t < seconds {
-            let (x, y, z) = sample(t)
-            _ = features.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot(), band: 0, at: t)
-            t += 1 / WindowFeatures.rate
-        }
-        return features
-    }
-
     /// A device tilting by `amplitude` rad over a 10 s swing with `tremor` g of hand tremor.
     private func tilting(amplitude: Double, tremor: Double) -> WindowFeatures {
-        window(seconds: 8) { t in
+        windowFeatures(seconds: 8) { t in
             let angle = amplitude * sin(2 * .pi * t / 10)
             return (sin(angle) + tremor * sin(2 * .pi * 9.1 * t), 0.6 * tremor * sin(2 * .pi * 7.7 * t),
                     cos(angle) + tremor * sin(2 * .pi * 8.3 * t))
@@ -40,7 +28,7 @@ import Testing
         #expect(!ActivityClassifier.isQuietTilt(shaken.values, magnitudeOnly: false))
         let turning = tilting(amplitude: 0.5, tremor: 0.008)
         #expect(!ActivityClassifier.isQuietTilt(turning.values, magnitudeOnly: false))
-        let magnitude = window(seconds: 8) { t in (1 + 0.005 * sin(2 * .pi * 5.7 * t), 0, 0) }
+        let magnitude = windowFeatures(seconds: 8) { t in (1 + 0.005 * sin(2 * .pi * 5.7 * t), 0, 0) }
         #expect(!ActivityClassifier.isQuietTilt(magnitude.values, magnitudeOnly: true))
     }
 

@@ -15,15 +15,6 @@ import Testing
         }
     }
 
-    /// `count` peaks at 1.1 s (55 steps/min), every third interval 0.1 s shorter and the next 0.1 s longer.
-    private func slowPeaks(_ count: Int) -> [Double] {
-        var t = 0.5
-        return (0..<count).map { k -> Double in
-            defer { t += 1.1 + (k % 3 == 0 ? -0.1 : k % 3 == 1 ? 0.1 : 0) }
-            return t
-        }
-    }
-
     @Test func eightSteadySlowMagnitudePeaksCountWhole() {
         // 0 with the three-axis factor (14 candidates) on magnitude-only input.
         #expect(faintSteps(slowPeaks(8), period: 1.1) == 8)

@@ -10,36 +10,14 @@ import Testing
     /// Where a peak's acceleration points: along the swing (a clap), up along gravity (a step).
     enum Peak { case alongSwing, up }
 
-    /// Gravity in the sensor's frame (a watch worn at a slant) and the swing's direction across it.
-    static let gravity = unit(0.3, -0.5, 0.81)
-    static let swing = unit(0, gravity.z, -gravity.y)
-    /// The peak's size (g), centred a tenth of a second before the band's peak time (the band lags
-    /// |a|), 60 ms to either side; the swing's size (g), once per 1.2 s.
-    static let size = 0.3
+    /// The swing's size (g) across gravity, once per 1.2 s.
     static let sway = 0.1
 
-    private static func unit(_ x: Double, _ y: Double, _ z: Double) -> (x: Double, y: Double, z: Double) {
-        let n = (x * x + y * y + z * z).squareRoot()
-        return (x / n, y / n, z / n)
-    }
-
-    /// The samples of an arm swinging across gravity, with a jolt at each of `peaks` as `kind(t)`
-    /// says; `rotated` turns the mounting (a cyclic exchange of the axes, two of them reversed).
+    /// The samples of a slanted wrist's arm swinging across gravity, with a jolt at each of `peaks`
+    /// along the swing or up along gravity as `kind(t)` says (`SlantedWrist.samples`).
     private static func samples(_ peaks: [Double], rotated: Bool = false, _ kind: @escaping (Double) -> Peak)
         -> (Double) -> (x: Double, y: Double, z: Double) {
-        { t in
-            var bump = 0.0
-            var direction = gravity
-            for peak in peaks where abs(t - (peak - 0.1)) < 0.06 {
-                let u = (t - (peak - 0.1)) / 0.06
-                bump += size * (1 - u * u)
-                direction = kind(peak) == .up ? gravity : swing
-            }
-            let s = sway * sin(2 * Double.pi * t / 1.2)
-            let a = (x: gravity.x + bump * direction.x + s * swing.x, y: gravity.y + bump * direction.y + s * swing.y,
-                     z: gravity.z + bump * direction.z + s * swing.z)
-            return rotated ? (-a.y, -a.z, a.x) : a
-        }
+        SlantedWrist.samples(peaks, sway: sway, rotated: rotated) { kind($0) == .up ? SlantedWrist.gravity : SlantedWrist.across }
     }
 
     /// Steps credited for `peaks`, with a window every second from 1 s called locomotion whose band
@@ -47,25 +25,7 @@ import Testing
     /// pass); the samples as `samples` above, or none.
     private func steps(_ peaks: [Double], withSamples: Bool = true, rotated: Bool = false,
                        _ kind: @escaping (Double) -> Peak) -> Int {
-        creditedSteps(peaks, firstWindow: 1, sample: withSamples ? Self.samples(peaks, rotated: rotated, kind) : nil) { _ in
-            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.6, dominantFrequency: 1 / 0.6)
-            window.strideCorrelation = 0.8
-            window.verticalShare = 0.4
-            return window
-        }
-    }
-
-    /// Irregular peaks (0.4, 0.4, 1.2 s apart: never a regular chain) from `start` for about
-    /// `seconds`: the movement that forms the mean before a chain starts.
-    private func prelude(from start: Double, seconds: Double) -> [Double] {
-        var times: [Double] = []
-        var t = start
-        let gaps = [0.4, 0.4, 1.2]
-        while t < start + seconds {
-            times.append(t)
-            t += gaps[times.count % 3]
-        }
-        return times
+        creditedSteps(peaks, firstWindow: 1, sample: withSamples ? Self.samples(peaks, rotated: rotated, kind) : nil) { _ in walkingThreeAxisWindow() }
     }
 
     @Test func peaksAlongTheSwingAreNoWalk() {
@@ -99,22 +59,7 @@ import Testing
     @Test func theAlignmentIsTheSwingCosineLessTheLift() throws {
         func window(_ kind: Peak, rotated: Bool = false) -> (upward: UpwardPeaks, samples: SampleRing, newest: Double) {
             let peaks = chain(from: 0.5, count: 8)
-            let sample = Self.samples(peaks, rotated: rotated) { _ in kind }
-            var upward = UpwardPeaks()
-            var samples = SampleRing(capacity: StepGate.recentSampleCapacity)
-            var newest = 0.0
-            var noted = 0
-            for k in 0..<SwingAlignedPeaks.span {
-                let t = (Double(k) + 0.5) / MotionEngine.internalRate
-                let a = sample(t)
-                samples.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot())
-                newest = t
-                while noted < peaks.count && peaks[noted] <= t {
-                    upward.notePeak(at: peaks[noted])
-                    noted += 1
-                }
-            }
-            return (upward, samples, newest)
+            return peakWindow(Self.samples(peaks, rotated: rotated) { _ in kind }, peaks: peaks, span: SwingAlignedPeaks.span)
         }
         func alignment(_ kind: Peak, rotated: Bool = false) -> Double? {
             let w = window(kind, rotated: rotated)

@@ -74,14 +74,7 @@ import Testing
 
     /// The last window's features of 6 s of 25 Hz samples from `sample(t)`.
     private func features(_ sample: (Double) -> (Double, Double, Double)) -> WindowFeatures {
-        var features = WindowFeatures()
-        var t = 0.0
-        while t < 6 {
-            let (x, y, z) = sample(t)
-            _ = features.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot(), band: 0, at: t)
-            t += 1 / WindowFeatures.rate
-        }
-        return features
+        windowFeatures(seconds: 6, sample)
     }
 
     private func index(_ features: WindowFeatures) throws -> Double {

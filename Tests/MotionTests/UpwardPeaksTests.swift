@@ -8,33 +8,11 @@ import Testing
     /// Where a peak's acceleration points: up along gravity (a step), across it (arm work).
     enum Push { case up, across }
 
-    /// Gravity in the sensor's frame (a watch worn at a slant) and a direction across it.
-    static let gravity = unit(0.3, -0.5, 0.81)
-    static let across = unit(0, gravity.z, -gravity.y)
-    /// The peak's acceleration (g), centred a tenth of a second before the band's peak time (the
-    /// band lags |a|), 60 ms to either side.
-    static let size = 0.3
-
-    private static func unit(_ x: Double, _ y: Double, _ z: Double) -> (x: Double, y: Double, z: Double) {
-        let n = (x * x + y * y + z * z).squareRoot()
-        return (x / n, y / n, z / n)
-    }
-
-    /// The samples of a wrist at rest under gravity, pushed at each of `peaks` as `push(t)` says;
-    /// `rotated` turns the mounting (a cyclic exchange of the axes, two of them reversed).
+    /// The samples of a slanted wrist at rest under gravity, pushed at each of `peaks` as `push(t)`
+    /// says (`SlantedWrist.samples`).
     private static func samples(_ peaks: [Double], rotated: Bool = false, _ push: @escaping (Double) -> Push)
         -> (Double) -> (x: Double, y: Double, z: Double) {
-        { t in
-            var bump = 0.0
-            var direction = gravity
-            for peak in peaks where abs(t - (peak - 0.1)) < 0.06 {
-                let u = (t - (peak - 0.1)) / 0.06
-                bump += size * (1 - u * u)
-                direction = push(peak) == .up ? gravity : across
-            }
-            let a = (x: gravity.x + bump * direction.x, y: gravity.y + bump * direction.y, z: gravity.z + bump * direction.z)
-            return rotated ? (-a.y, -a.z, a.x) : a
-        }
+        SlantedWrist.samples(peaks, rotated: rotated) { push($0) == .up ? SlantedWrist.gravity : SlantedWrist.across }
     }
 
     /// Steps credited for `peaks`, with a window every second from 1 s called locomotion whose band
@@ -42,25 +20,7 @@ import Testing
     /// pass); the samples as `samples` above, or none.
     private func steps(_ peaks: [Double], withSamples: Bool = true, rotated: Bool = false,
                        _ push: @escaping (Double) -> Push) -> Int {
-        creditedSteps(peaks, firstWindow: 1, sample: withSamples ? Self.samples(peaks, rotated: rotated, push) : nil) { _ in
-            var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: 0.6, dominantFrequency: 1 / 0.6)
-            window.strideCorrelation = 0.8
-            window.verticalShare = 0.4
-            return window
-        }
-    }
-
-    /// Irregular peaks (0.4, 0.4, 1.2 s apart: never a regular chain) from `start` for about
-    /// `seconds`: the movement that forms the mean before a chain starts.
-    private func prelude(from start: Double, seconds: Double) -> [Double] {
-        var times: [Double] = []
-        var t = start
-        let gaps = [0.4, 0.4, 1.2]
-        while t < start + seconds {
-            times.append(t)
-            t += gaps[times.count % 3]
-        }
-        return times
+        creditedSteps(peaks, firstWindow: 1, sample: withSamples ? Self.samples(peaks, rotated: rotated, push) : nil) { _ in walkingThreeAxisWindow() }
     }
 
     @Test func peaksAcrossGravityAreNoWalk() {
@@ -102,22 +62,7 @@ import Testing
     @Test func theLiftIsTheCosineToGravityAtThePeaks() throws {
         func window(_ push: Push, rotated: Bool = false) -> (upward: UpwardPeaks, samples: SampleRing, newest: Double) {
             let peaks = chain(from: 0.5, count: 8)
-            let sample = Self.samples(peaks, rotated: rotated) { _ in push }
-            var upward = UpwardPeaks()
-            var samples = SampleRing(capacity: StepGate.recentSampleCapacity)
-            var newest = 0.0
-            var noted = 0
-            for k in 0..<UpwardPeaks.span {
-                let t = (Double(k) + 0.5) / MotionEngine.internalRate
-                let a = sample(t)
-                samples.push(x: a.x, y: a.y, z: a.z, magnitude: (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot())
-                newest = t
-                while noted < peaks.count && peaks[noted] <= t {
-                    upward.notePeak(at: peaks[noted])
-                    noted += 1
-                }
-            }
-            return (upward, samples, newest)
+            return peakWindow(Self.samples(peaks, rotated: rotated) { _ in push }, peaks: peaks, span: UpwardPeaks.span)
         }
         func lift(_ push: Push, rotated: Bool = false) -> Double? {
             let w = window(push, rotated: rotated)
