@@ -48,11 +48,11 @@ struct CirclingArmWork: Sendable {
 
     /// The last window's rotation: |sum of m(i) x m(i+1)| over the sum of their lengths, m the
     /// movement (each sample averaged with its neighbours, so quantisation and noise at 25 Hz do
-    /// not add crossings of their own) less the window's mean; nil without a full window or any
-    /// movement.
-    static func windowRotation(samples: SampleRing) -> Double? {
+    /// not add crossings of their own) less the window's mean (`mean`, `SampleRing.mean(of: span)`);
+    /// nil without a full window or any movement.
+    static func windowRotation(samples: SampleRing, mean: (x: Double, y: Double, z: Double)) -> Double? {
         guard samples.count >= Self.span else { return nil }
-        let (gx, gy, gz) = samples.mean(of: Self.span)
+        let (gx, gy, gz) = mean
         var sumX = 0.0, sumY = 0.0, sumZ = 0.0
         var lengths = 0.0
         var previous: (x: Double, y: Double, z: Double)?
@@ -76,13 +76,14 @@ struct CirclingArmWork: Sendable {
         return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths
     }
 
-    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
-    mutating func observe(threeAxis: Bool, samples: SampleRing) {
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean);
+    /// `gravity`: the samples' mean over the last `span`, nil before that many.
+    mutating func observe(threeAxis: Bool, samples: SampleRing, gravity: (x: Double, y: Double, z: Double)?) {
         guard threeAxis else {
             mean.clear()
             return
         }
-        guard let value = Self.windowRotation(samples: samples) else { return }
+        guard let gravity, let value = Self.windowRotation(samples: samples, mean: gravity) else { return }
         mean.add(value)
     }
 

@@ -221,9 +221,16 @@ struct StepGate: Sendable {
         if let cadence { armWork.observe(cadence.armWork) }
         if let cadence { turningArmWork.observe(cadence.turning) }
         if let cadence { turningJerk.observe(threeAxis: cadence.threeAxis, evidence: cadence.turningJerk) }
-        if let cadence { upwardPeaks.observe(threeAxis: cadence.threeAxis, samples: recentSamples, newest: newestSampleTime) }
-        if let cadence { swingAligned.observe(threeAxis: cadence.threeAxis, samples: recentSamples, peaks: upwardPeaks, newest: newestSampleTime) }
-        if let cadence { circling.observe(threeAxis: cadence.threeAxis, samples: recentSamples) }
+        // The last window's mean sample (gravity), read by the three sample-level arm-work rules:
+        // computed once here, for three-axis windows only (the rules clear on magnitude-only ones).
+        let span = WindowFeatures.windowLength
+        let gravity = cadence?.threeAxis == true && recentSamples.count >= span ? recentSamples.mean(of: span) : nil
+        if let cadence { upwardPeaks.observe(threeAxis: cadence.threeAxis, samples: recentSamples, gravity: gravity, newest: newestSampleTime) }
+        if let cadence {
+            swingAligned.observe(threeAxis: cadence.threeAxis, samples: recentSamples, gravity: gravity, peaks: upwardPeaks,
+                                 newest: newestSampleTime)
+        }
+        if let cadence { circling.observe(threeAxis: cadence.threeAxis, samples: recentSamples, gravity: gravity) }
         if let cadence { impacts.observe(magnitudeOnly: cadence.magnitudeOnly) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
         // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).

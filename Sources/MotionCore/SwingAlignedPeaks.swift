@@ -32,10 +32,11 @@ struct SwingAlignedPeaks: Sendable {
 
     /// The window's mean, over its peaks, of |cos(peak acceleration, swing axis)| less
     /// cos(peak acceleration, gravity); nil without enough samples, peaks, gravity or movement
-    /// across gravity.
-    static func windowAlignment(samples: SampleRing, peaks: UpwardPeaks, newest: Double) -> Double? {
+    /// across gravity. `gravity`: the samples' mean over the last `span` (`SampleRing.mean(of:)`).
+    static func windowAlignment(samples: SampleRing, gravity: (x: Double, y: Double, z: Double), peaks: UpwardPeaks,
+                                newest: Double) -> Double? {
         guard samples.count >= span else { return nil }
-        let (gx, gy, gz) = samples.mean(of: span)
+        let (gx, gy, gz) = gravity
         let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
         guard norm > 0.3 else { return nil }
         let ux = gx / norm, uy = gy / norm, uz = gz / norm
@@ -73,13 +74,15 @@ struct SwingAlignedPeaks: Sendable {
         return used >= UpwardPeaks.minPeaks ? sum / Double(used) : nil
     }
 
-    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
-    mutating func observe(threeAxis: Bool, samples: SampleRing, peaks: UpwardPeaks, newest: Double) {
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean);
+    /// `gravity`: the samples' mean over the last `span`, nil before that many.
+    mutating func observe(threeAxis: Bool, samples: SampleRing, gravity: (x: Double, y: Double, z: Double)?,
+                          peaks: UpwardPeaks, newest: Double) {
         guard threeAxis else {
             mean.clear()
             return
         }
-        guard let value = Self.windowAlignment(samples: samples, peaks: peaks, newest: newest) else { return }
+        guard let gravity, let value = Self.windowAlignment(samples: samples, gravity: gravity, peaks: peaks, newest: newest) else { return }
         mean.add(value)
     }
 

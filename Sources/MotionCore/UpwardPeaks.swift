@@ -67,10 +67,10 @@ struct UpwardPeaks: Sendable {
     /// The mean cosine, over the peaks of the last window, between the acceleration beyond the
     /// window's mean (gravity) at each peak's |a| maximum and gravity; nil without enough
     /// samples, peaks or gravity (a free fall). `samples`: the gate's recent 25 Hz samples, the
-    /// newest at `newest` (s).
-    func windowLift(samples: SampleRing, newest: Double) -> Double? {
+    /// newest at `newest` (s); `gravity`: their mean over the last `span` (`SampleRing.mean(of:)`).
+    func windowLift(samples: SampleRing, gravity: (x: Double, y: Double, z: Double), newest: Double) -> Double? {
         guard samples.count >= Self.span else { return nil }
-        let (gx, gy, gz) = samples.mean(of: Self.span)
+        let (gx, gy, gz) = gravity
         let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
         guard norm > 0.3 else { return nil }
         var sum = 0.0
@@ -107,13 +107,14 @@ struct UpwardPeaks: Sendable {
         }
     }
 
-    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean).
-    mutating func observe(threeAxis: Bool, samples: SampleRing, newest: Double) {
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean);
+    /// `gravity`: the samples' mean over the last `span`, nil before that many.
+    mutating func observe(threeAxis: Bool, samples: SampleRing, gravity: (x: Double, y: Double, z: Double)?, newest: Double) {
         guard threeAxis else {
             mean.clear()
             return
         }
-        guard let value = windowLift(samples: samples, newest: newest) else { return }
+        guard let gravity, let value = windowLift(samples: samples, gravity: gravity, newest: newest) else { return }
         mean.add(value)
     }
 

@@ -120,7 +120,8 @@ import Testing
             return samples
         }
         func rotation(_ movement: Movement, rotated: Bool = false) -> Double? {
-            CirclingArmWork.windowRotation(samples: window(movement, rotated: rotated))
+            let samples = window(movement, rotated: rotated)
+            return CirclingArmWork.windowRotation(samples: samples, mean: samples.mean(of: CirclingArmWork.span))
         }
         let circle = try #require(rotation(.circle)), line = try #require(rotation(.line))
         #expect(circle > 0.95)
@@ -136,10 +137,10 @@ import Testing
         }
         let circles = window(.circle)
         var circling = CirclingArmWork()
-        for _ in 0..<CirclingArmWork.minWindows { circling.observe(threeAxis: true, samples: circles) }
+        for _ in 0..<CirclingArmWork.minWindows { circling.observe(threeAxis: true, samples: circles, gravity: circles.mean(of: CirclingArmWork.span)) }
         let heldAcross = circling.holdsBack(turning: turning), heldUpright = circling.holdsBack(turning: upright)
         #expect(heldAcross && !heldUpright)
-        circling.observe(threeAxis: false, samples: circles)
+        circling.observe(threeAxis: false, samples: circles, gravity: circles.mean(of: CirclingArmWork.span))
         let heldWhenCleared = circling.holdsBack(turning: turning)
         #expect(circling.rotation == nil && !heldWhenCleared)
     }

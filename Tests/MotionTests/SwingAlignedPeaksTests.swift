@@ -63,7 +63,8 @@ import Testing
         }
         func alignment(_ kind: Peak, rotated: Bool = false) -> Double? {
             let w = window(kind, rotated: rotated)
-            return SwingAlignedPeaks.windowAlignment(samples: w.samples, peaks: w.upward, newest: w.newest)
+            return SwingAlignedPeaks.windowAlignment(samples: w.samples, gravity: w.samples.mean(of: SwingAlignedPeaks.span),
+                                                     peaks: w.upward, newest: w.newest)
         }
         let claps = try #require(alignment(.alongSwing)), steps = try #require(alignment(.up))
         #expect(claps > 0.95)
@@ -75,11 +76,11 @@ import Testing
         let clapWindow = window(.alongSwing)
         var armWork = SwingAlignedPeaks()
         for _ in 0..<SwingAlignedPeaks.minWindows {
-            armWork.observe(threeAxis: true, samples: clapWindow.samples, peaks: clapWindow.upward, newest: clapWindow.newest)
+            armWork.observe(threeAxis: true, samples: clapWindow.samples, gravity: clapWindow.samples.mean(of: SwingAlignedPeaks.span), peaks: clapWindow.upward, newest: clapWindow.newest)
         }
         let heldWhileFormed = armWork.holdsBack
         #expect(heldWhileFormed)
-        armWork.observe(threeAxis: false, samples: clapWindow.samples, peaks: clapWindow.upward, newest: clapWindow.newest)
+        armWork.observe(threeAxis: false, samples: clapWindow.samples, gravity: clapWindow.samples.mean(of: SwingAlignedPeaks.span), peaks: clapWindow.upward, newest: clapWindow.newest)
         let heldWhenCleared = armWork.holdsBack
         #expect(armWork.alignment == nil && !heldWhenCleared)
     }

@@ -66,7 +66,7 @@ import Testing
         }
         func lift(_ push: Push, rotated: Bool = false) -> Double? {
             let w = window(push, rotated: rotated)
-            return w.upward.windowLift(samples: w.samples, newest: w.newest)
+            return w.upward.windowLift(samples: w.samples, gravity: w.samples.mean(of: UpwardPeaks.span), newest: w.newest)
         }
         let up = try #require(lift(.up)), across = try #require(lift(.across))
         #expect(up > 0.95)
@@ -77,11 +77,11 @@ import Testing
         let acrossWindow = window(.across)
         var armWork = acrossWindow.upward
         for _ in 0..<UpwardPeaks.minWindows {
-            armWork.observe(threeAxis: true, samples: acrossWindow.samples, newest: acrossWindow.newest)
+            armWork.observe(threeAxis: true, samples: acrossWindow.samples, gravity: acrossWindow.samples.mean(of: UpwardPeaks.span), newest: acrossWindow.newest)
         }
         let heldWhileFormed = armWork.holdsBack
         #expect(heldWhileFormed)
-        armWork.observe(threeAxis: false, samples: acrossWindow.samples, newest: acrossWindow.newest)
+        armWork.observe(threeAxis: false, samples: acrossWindow.samples, gravity: acrossWindow.samples.mean(of: UpwardPeaks.span), newest: acrossWindow.newest)
         let heldWhenCleared = armWork.holdsBack
         #expect(armWork.lift == nil && !heldWhenCleared)
     }
