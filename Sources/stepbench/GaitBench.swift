@@ -60,6 +60,16 @@ struct GaitBench {
         /// False steps of the padding alone (same padding, no bout) and its seconds.
         var paddingSteps = 0, paddingSeconds = 0.0
         var percent: Double { expected == 0 ? 0 : 100 * Double(counted) / Double(expected) }
+
+        /// Adds another source's bouts and padding.
+        mutating func add(_ other: DailyBouts) {
+            expected += other.expected
+            counted += other.counted
+            over += other.over
+            bouts += other.bouts
+            paddingSteps += other.paddingSteps
+            paddingSeconds += other.paddingSeconds
+        }
     }
 
     /// Percent of the true steps of `size`-step bouts after a minute of daily life counted: steps at
@@ -130,23 +140,11 @@ struct GaitBench {
         for size in [10, 20] {
             let bySource = boutsAfterDailyLife(walks, size: size, daily: daily)
             var all = DailyBouts()
-            for r in bySource.values {
-                all.expected += r.expected
-                all.counted += r.counted
-                all.over += r.over
-                all.bouts += r.bouts
-                all.paddingSteps += r.paddingSteps
-                all.paddingSeconds += r.paddingSeconds
-            }
+            for r in bySource.values { all.add(r) }
             print(column("\(size)-step bouts after daily life: counted %", 40) + column(fixedDecimal(all.percent, 1), 8)
                 + "(\(all.bouts) bouts, \(all.over) steps over; the padding alone: \(all.paddingSteps) false steps in \(fixedDecimal(all.paddingSeconds / 60, 0)) min)")
             var real = DailyBouts()
-            for (key, r) in bySource where !(daily[key] ?? []).isEmpty {
-                real.expected += r.expected
-                real.counted += r.counted
-                real.over += r.over
-                real.bouts += r.bouts
-            }
+            for (key, r) in bySource where !(daily[key] ?? []).isEmpty { real.add(r) }
             print("  " + column("after a real recording (no still pad)", 38) + column(fixedDecimal(real.percent, 1), 8)
                 + "(\(real.bouts) bouts, \(real.over) over)")
             for key in bySource.keys.sorted() {
