@@ -39,16 +39,49 @@ import ToolSupport
         #expect(abs(GaitSegments.movement(paused).seconds - 120) <= 2)
     }
 
-    @Test("a tempo copy is the same walk with its timestamps scaled by native cadence / target, the same on every call")
+    /// Standard deviation and mean of |a|.
+    static func deviation(_ samples: [AccelSample]) -> (std: Double, mean: Double) {
+        let m = samples.map(\.magnitude)
+        let mean = m.reduce(0, +) / Double(m.count)
+        return ((m.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(m.count)).squareRoot(), mean)
+    }
+
+    @Test("a tempo copy slowed down is the walk with its timestamps x scale and its movement x 1 / scale around gravity, the same on every call")
     func tempoCopyIsAFunctionOfTheWalk() throws {
         let samples = Self.walk(cadence: { _ in 100 }, seconds: 60)
-        let copy = try #require(GaitSegments.tempoCopy(samples, truth: 100, target: 150))
-        let again = try #require(GaitSegments.tempoCopy(samples, truth: 100, target: 150))
+        let copy = try #require(GaitSegments.tempoCopy(samples, truth: 100, target: 80))
+        let again = try #require(GaitSegments.tempoCopy(samples, truth: 100, target: 80))
         #expect(copy.samples == again.samples && copy.scale == again.scale)
-        #expect(abs(copy.scale - 100.0 / 150) < 0.02)
-        for (s, c) in zip(samples, copy.samples) {
-            #expect(c.t == s.t * copy.scale && c.x == s.x && c.y == s.y && c.z == s.z)
+        #expect(abs(copy.scale - 100.0 / 80) < 0.03)
+        // Slowed down, the copy is sparser than the device: every sample is kept at its scaled time.
+        #expect(copy.samples.count == samples.count)
+        for (s, c) in zip(samples, copy.samples) { #expect(c.t == s.t * copy.scale) }
+        let before = Self.deviation(samples), after = Self.deviation(copy.samples)
+        #expect(abs(after.std / before.std - 1 / copy.scale) < 0.04, "\(after.std / before.std)")
+        #expect(abs(after.mean - before.mean) < 0.01)
+    }
+
+    @Test("a walk sped up 3x moves 3x as much, keeps gravity and |a| input, and comes at its device's own rate at each phase")
+    func spedUpCopyMovesLikeABriskWalkAtTheDeviceRate() throws {
+        // A slow 12.5 Hz |a| walk (50 steps/min) taken to 150: timestamps alone would give a 37.5 Hz
+        // stream moving as little as the stroll.
+        let slow = Self.walk(cadence: { _ in 50 }, seconds: 120, rate: 12.5, magnitudeOnly: true)
+        let copies = try GaitSegments.tempoPhases.map { try #require(GaitSegments.tempoCopy(slow, truth: 100, target: 150, phase: $0)) }
+        let native = Self.deviation(slow)
+        for copy in copies {
+            #expect(abs(copy.scale - 1.0 / 3) < 0.01)
+            let duration = try #require(copy.samples.last?.t) - (copy.samples.first?.t ?? 0)
+            let rate = Double(copy.samples.count - 1) / duration
+            #expect(abs(rate - 12.5) < 0.3, "\(rate) samples/s")
+            #expect(copy.samples.allSatisfy { $0.y == 0 && $0.z == 0 })
+            let moved = Self.deviation(copy.samples)
+            // 3x the movement, less the device's averaging over its 80 ms period (about 6 % at 2.5 Hz).
+            #expect(moved.std / native.std > 2.5 && moved.std / native.std < 3.2, "\(moved.std / native.std)")
+            #expect(abs(moved.mean - native.mean) < 0.02)
         }
+        // The phases sample the same copy at different instants.
+        #expect(copies[0].samples.first?.t != copies[2].samples.first?.t)
+        #expect(copies[0].samples.map(\.x) != copies[2].samples.map(\.x))
     }
 
     @Test("|a| input stays |a| (y = z = 0) in every bout, tempo copy and hole; three-axis padding is noisy on every axis")
