@@ -176,6 +176,8 @@ struct StepGate: Sendable {
     private(set) var swingAligned = SwingAlignedPeaks()
     /// Arm work that circles across gravity (`CirclingArmWork`, gate v2.16-C): the same wait.
     private(set) var circling = CirclingArmWork()
+    /// Arm work whose wrist wanders far while its quick changes turn (`WanderingTilt`, gate v2.19-W): the same wait.
+    private(set) var wanderingTilt = WanderingTilt()
     /// The last window of 25 Hz samples and a few more, read by `UpwardPeaks` and `CirclingArmWork`.
     private(set) var recentSamples = SampleRing(capacity: Self.recentSampleCapacity)
     static let recentSampleCapacity = 128
@@ -231,6 +233,9 @@ struct StepGate: Sendable {
                                  newest: newestSampleTime)
         }
         if let cadence { circling.observe(threeAxis: cadence.threeAxis, samples: recentSamples, gravity: gravity) }
+        if let cadence {
+            wanderingTilt.observe(threeAxis: cadence.threeAxis, withCandidates: cadence.turningJerk != nil, samples: recentSamples, gravity: gravity)
+        }
         if let cadence { impacts.observe(magnitudeOnly: cadence.magnitudeOnly) }
         // Magnitude-only arm work ends a run that has not shown the gait: clear |a| evidence
         // (`MagnitudeArmWork`), or no impacts (`UnprovenMagnitudeRuns`, gate v2.16-B).
@@ -313,6 +318,7 @@ struct StepGate: Sendable {
         upwardPeaks.reset()
         swingAligned.reset()
         circling.reset()
+        wanderingTilt.reset()
         recentSamples.reset()
         impacts.reset()
         vehicleEvidence.reset()
@@ -661,7 +667,8 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || swingAligned.holdsBack || circling.holdsBack(turning: turningArmWork))
+        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || swingAligned.holdsBack
+            || circling.holdsBack(turning: turningArmWork) || wanderingTilt.holdsBack(turning: turningJerk))
             && recentStepPeriod(at: pending[last]) == nil { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }

@@ -1,0 +1,94 @@
+import Glibc
+
+/// Arm work that tilts the wrist far from its own mean direction while its quick changes turn the
+/// acceleration: talking with the hands rolls and raises the forearm by tens of degrees several
+/// times a second, while a walking wrist swings about a steady hanging direction and its quick
+/// changes are the footfalls, along gravity.
+///
+/// Why: the acceleration averaged over a third of a second (`shortSpan`) is gravity plus the slow
+/// part of the movement, so its angle to the window's mean (gravity) is how far the forearm is
+/// tilted from where it mostly points. Its mean over the window is the wrist's wander. A walk
+/// reaches a wander of 28 degrees too (a wrist swinging hard, a phone in a purse or a back pocket),
+/// but then its quick changes stay along gravity (`TurningJerk`'s index, ~10 s mean, at most 0.28
+/// where a chain of a real walk waits with the wander above 28 degrees), and where its quick changes
+/// turn (the index above 0.33) the wrist wanders at most 26 degrees; gesturing does both at once
+/// (docs/motion.md, "A wrist that wanders and turns (gate v2.19-W)"). Both are angles or ratios of
+/// lengths in one frame, so the mounting does not matter. The wander's ~10 s mean (`RecentMean`)
+/// is taken over the windows `TurningJerk` reads (three-axis, with step candidates), so the two
+/// means describe the same seconds and a rest between bouts (the wrist still, its noise turning
+/// nothing) does not pull it down. While both means are past their thresholds, a chain waits and
+/// is credited back whole once either falls and the chain still keeps its rhythm; a run already
+/// credited goes on, and so does a chain within `StepGate.recentSeconds` of a walk (the hook in
+/// `StepGate.confirm`, as for the other arm-work waits). Magnitude-only windows carry no direction
+/// and clear the mean.
+struct WanderingTilt: Sendable {
+    static let span = WindowFeatures.windowLength
+    /// Samples in the short mean whose direction is compared with gravity (0.32 s at 25 Hz: the
+    /// forearm's turns at up to ~1.5 Hz stay in it, a footfall's jolt is averaged out).
+    static let shortSpan = 8
+    /// Windows the mean needs before it judges (as `TurningJerk.minWindows`).
+    static let minWindows = 10
+    /// The mean wander (rad, 28 degrees) above which, with `minTurning`, the wrist is arm work:
+    /// 2.1 degrees above the highest mean of a real walk's window where a chain waits with the
+    /// `TurningJerk` index above `minTurning` (25.9 degrees).
+    static let ceiling = 28.0 * Double.pi / 180
+    /// The `TurningJerk` mean above which, with `ceiling`, the wrist is arm work: 0.05 above the
+    /// highest mean of a real walk's window where a chain waits with the wander above `ceiling`
+    /// (0.28); `TurningJerk` alone waits from 0.45.
+    static let minTurning = 0.33
+
+    /// The recent mean wander (rad) over the three-axis windows with step candidates since it was
+    /// cleared (a magnitude-only window or a gap clears it).
+    private(set) var mean = RecentMean()
+    var wander: Double? { mean.value }
+
+    mutating func reset() {
+        mean.clear()
+    }
+
+    /// The window's mean angle (rad) between the `shortSpan` means of the acceleration and the
+    /// window's mean (gravity); nil without enough samples or gravity (a free fall).
+    /// `gravity`: the samples' mean over the last `span` (`SampleRing.mean(of:)`).
+    static func windowWander(samples: SampleRing, gravity: (x: Double, y: Double, z: Double)) -> Double? {
+        guard samples.count >= span else { return nil }
+        let (gx, gy, gz) = gravity
+        let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
+        guard norm > 0.3 else { return nil }
+        var sx = 0.0, sy = 0.0, sz = 0.0
+        var sum = 0.0
+        var used = 0
+        for back in 0..<span {
+            let s = samples.sample(back)
+            sx += s.x; sy += s.y; sz += s.z
+            if back >= shortSpan {
+                let old = samples.sample(back - shortSpan)
+                sx -= old.x; sy -= old.y; sz -= old.z
+            }
+            guard back >= shortSpan - 1 else { continue }
+            let length = (sx * sx + sy * sy + sz * sz).squareRoot()
+            guard length > 0 else { continue }
+            sum += acos(min(1, max(-1, (sx * gx + sy * gy + sz * gz) / (length * norm))))
+            used += 1
+        }
+        return used > 0 ? sum / Double(used) : nil
+    }
+
+    /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean;
+    /// `withCandidates` false: a three-axis window `TurningJerk` does not read, which leaves it);
+    /// `gravity`: the samples' mean over the last `span`, nil before that many.
+    mutating func observe(threeAxis: Bool, withCandidates: Bool, samples: SampleRing, gravity: (x: Double, y: Double, z: Double)?) {
+        guard threeAxis else {
+            mean.clear()
+            return
+        }
+        guard withCandidates, let gravity, let value = Self.windowWander(samples: samples, gravity: gravity) else { return }
+        mean.add(value)
+    }
+
+    /// Whether a chain must wait: the wrist wanders far and its quick changes turn the acceleration.
+    func holdsBack(turning: TurningJerk) -> Bool {
+        guard let wander = mean.formed(after: Self.minWindows),
+              let jerk = turning.mean.formed(after: TurningJerk.minWindows) else { return false }
+        return wander > Self.ceiling && jerk > Self.minTurning
+    }
+}
