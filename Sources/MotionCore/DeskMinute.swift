@@ -76,7 +76,22 @@ struct DeskMinute: Sendable {
     /// (`keepsTime`, gate v2.18-D, `SteadyDeskBout`).
     func holdsBack(magnitudeOnly: Bool, sinceLastStep: Double, confident: Bool, strideCorrelation: Double,
                    keepsTime: @autoclosure () -> Bool = false) -> Bool {
+        judges(magnitudeOnly: magnitudeOnly, sinceLastStep: sinceLastStep)
+            && !Self.showsWalk(confident: confident, strideCorrelation: strideCorrelation, keepsTime: keepsTime())
+    }
+
+    /// Whether a chain on a magnitude-only window (`magnitudeOnly`), `sinceLastStep` s after the last
+    /// credited step, rises out of a desk minute: the minute asks for 21 candidates unless the chain
+    /// shows a walk.
+    func judges(magnitudeOnly: Bool, sinceLastStep: Double) -> Bool {
         magnitudeOnly && sinceLastStep > Self.quietSeconds && deskWindows >= Self.minimumDeskWindows
-            && !(confident && (strideCorrelation >= Self.gaitStrideCorrelation || keepsTime()))
+    }
+
+    /// Whether a chain out of |a| PC work shows a walk: the classifier calls its window locomotion
+    /// (`confident`, not merely unsure) and its band repeats stride after stride (gate v2.18-B) or its
+    /// last candidates keep time (`keepsTime`, gate v2.18-D). Also read by the drive context on
+    /// magnitude-only input (`ReleasedMagnitudeChains`, gate v2.19-B).
+    static func showsWalk(confident: Bool, strideCorrelation: Double, keepsTime: @autoclosure () -> Bool) -> Bool {
+        confident && (strideCorrelation >= gaitStrideCorrelation || keepsTime())
     }
 }

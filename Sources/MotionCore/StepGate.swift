@@ -627,12 +627,16 @@ struct StepGate: Sendable {
         let last = pendingCount - 1
         // A chain out of a minute of magnitude-only desk work needs as many as an unsure one (gate v2.18-Q).
         // A short bout whose last candidates keep time is released (gate v2.18-D, `SteadyDeskBout`).
-        let desk = deskMinute.holdsBack(magnitudeOnly: window?.magnitudeOnly == true, sinceLastStep: pending[last] - lastCreditedStep,
+        let magnitudeOnly = window?.magnitudeOnly == true
+        let desk = deskMinute.holdsBack(magnitudeOnly: magnitudeOnly, sinceLastStep: pending[last] - lastCreditedStep,
                                         confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0,
-                                        keepsTime: pendingCount >= p.confirmSteps
-                                            && SteadyDeskBout.keepsTime(pending[(pendingCount - p.confirmSteps)...last], window: window,
-                                                                        tolerance: p.cadenceTolerance, longestPeriod: longestShownPeriod))
-        let factor = max(unsure || desk ? Self.unsureFactor : 1, afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
+                                        keepsTime: chainKeepsTime())
+        // On magnitude-only input the drive context releases a chain as the desk minute does (gate v2.19-B).
+        let drive = ReleasedMagnitudeChains.driveHolds(afterDrive: afterDrive(at: pending[last]), magnitudeOnly: magnitudeOnly,
+                                                       showsWalk: DeskMinute.showsWalk(confident: !unsure,
+                                                                                       strideCorrelation: window?.strideCorrelation ?? 0,
+                                                                                       keepsTime: chainKeepsTime()))
+        let factor = max(unsure || desk ? Self.unsureFactor : 1, drive ? Self.afterDriveFactor : 1)
         var needed = min(factor * p.confirmSteps, Self.capacity)
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
         // needs fewer peaks, but steadier ones and the window's frequency at their rate.
@@ -640,20 +644,21 @@ struct StepGate: Sendable {
         // On magnitude-only input 7 such peaks (gate v2.18-S, `SlowMagnitudeChains`).
         if slow { needed = min(SlowMagnitudeChains.confirmFactor(magnitudeOnly: window?.magnitudeOnly == true) * p.confirmSteps, needed) }
         guard pendingCount >= needed else { return }
-        var first = pendingCount - needed
-        let intervalCount = needed - 1
-        let mean = (pending[last] - pending[first]) / Double(intervalCount)
-        // Regular: every half stride (mean of two neighbouring intervals) within the tolerance
-        // of the mean interval, and no single interval beyond twice the tolerance, so a
-        // lopsided gait (short, long, short, ...) confirms like a symmetric one.
-        for i in 0..<intervalCount {
-            let interval = pending[first + i + 1] - pending[first + i]
-            if abs(interval - mean) > 2 * p.regularity * mean { return }
-            if i > 0 {
-                let previous = pending[first + i] - pending[first + i - 1]
-                if abs((interval + previous) / 2 - mean) > p.regularity * mean { return }
+        // A magnitude-only chain a hold released is checked over the longest regular span up to the
+        // count the hold asked for, so a bout regular as a whole is credited whole (gate v2.19-B).
+        if magnitudeOnly && !unsure {
+            let holds = max(deskMinute.judges(magnitudeOnly: true, sinceLastStep: pending[last] - lastCreditedStep) ? Self.unsureFactor : 1,
+                            afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
+            let held = min(holds * p.confirmSteps, Self.capacity)
+            if held > needed {
+                needed = ReleasedMagnitudeChains.checkedSpan(needed: needed, held: held, waiting: pendingCount) { span in
+                    isRegular(from: pendingCount - span, to: last)
+                }
             }
         }
+        var first = pendingCount - needed
+        let mean = (pending[last] - pending[first]) / Double(needed - 1)
+        guard isRegular(from: first, to: last) else { return }
         // With the classifier faint, 21 regular peaks alone are not enough: the band must repeat
         // at their interval and its dominant frequency be their rate (a brisk in-hand walk the
         // classifier has not seen at 3 Hz shows both at 0.8; a chain of loose arm work neither).
@@ -726,6 +731,34 @@ struct StepGate: Sendable {
     mutating func adoptChain(_ chain: BandChain) {
         guard !walking, pendingCount > 0 else { return }
         pendingCount = chain.copy(into: &pending, after: max(lastStep, pending[0] - parameters.minInterval))
+    }
+
+    /// Whether the pending candidates `first`...`last` are regular: every half stride (mean of two
+    /// neighbouring intervals) within the tolerance of their mean interval, and no single interval
+    /// beyond twice the tolerance, so a lopsided gait (short, long, short, ...) confirms like a
+    /// symmetric one.
+    private func isRegular(from first: Int, to last: Int) -> Bool {
+        guard last > first else { return false }
+        let p = parameters
+        let mean = (pending[last] - pending[first]) / Double(last - first)
+        for i in first..<last {
+            let interval = pending[i + 1] - pending[i]
+            if abs(interval - mean) > 2 * p.regularity * mean { return false }
+            if i > first {
+                let previous = pending[i] - pending[i - 1]
+                if abs((interval + previous) / 2 - mean) > p.regularity * mean { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether the chain's last `confirmSteps` candidates keep time at the window's rate
+    /// (`SteadyDeskBout`, gate v2.18-D).
+    private func chainKeepsTime() -> Bool {
+        let p = parameters
+        guard pendingCount >= p.confirmSteps else { return false }
+        return SteadyDeskBout.keepsTime(pending[(pendingCount - p.confirmSteps)...(pendingCount - 1)], window: window,
+                                        tolerance: p.cadenceTolerance, longestPeriod: longestShownPeriod)
     }
 
     /// Standard deviation over mean of the pending intervals between candidates `first` and `last`.

@@ -51,6 +51,8 @@ func walkingThreeAxisWindow() -> StepGate.WindowCadence {
 /// work (`DeskMinute`), fed as the engine feeds it; nil feeds none.
 /// `adopt`: the tempo switches to another band when the window ending at `at` has been observed,
 /// and the gate adopts that band's chain (`StepGate.adoptChain`), as the engine does.
+/// `vehicleTime`: the activity state was last automotive at this time (`StepGate.vehicleTime`, set by
+/// the engine every window); nil: never.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
@@ -58,8 +60,10 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
                    magnitude: ((Double) -> Double)? = nil,
                    adopt: (at: Double, chain: BandChain)? = nil,
                    desk: ((Double) -> (values: [Double], magnitudeOnly: Bool, locomotion: Double))? = nil,
+                   vehicleTime: Double? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
+    gate.vehicleTime = vehicleTime
     var credited: [Double] = []
     var next = firstWindow
     let sample = sample ?? magnitude.map { magnitude in { (x: magnitude($0), y: 0.0, z: 0.0) } }
