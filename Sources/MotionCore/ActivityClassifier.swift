@@ -18,6 +18,9 @@ import StepdModel
 ///   is unknown.
 /// - A window tilted slowly at rest-level vibration (see `isQuietTilt`) is stationary where the
 ///   model's lead is unknown, but holds no drive's onset evidence.
+/// - On a noisy sensor a window tilted slowly within the sensor's noise (see `isNoiseLevelTilt`) is
+///   stationary where the model leads automotive, outside a walk or a drive, and still counts as
+///   automotive evidence (see `readsNoiseLevelTiltAsRest`).
 /// - Walking and running need steps (see `hasSteps`): outside a vehicle the state does not
 ///   become walking or running while the step gate has neither a confirmed run nor a credited
 ///   step within `steplessSeconds`, whatever the model leads with.
@@ -73,6 +76,8 @@ struct ActivityClassifier: Sendable {
         /// The step gate's model-free road evidence was open at the previous window
         /// (`RoadEvidence.isOpen`; see `roadHoldsEvidence`).
         var roadOpen = false
+        /// A device tilted slowly within a noisy sensor's own noise (`isNoiseLevelTilt`).
+        var noiseLevelTilt = false
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -326,7 +331,9 @@ struct ActivityClassifier: Sendable {
                             road: Self.isRoad(features.values, magnitudeOnly: features.magnitudeOnly, noiseFloor: sensorNoiseFloor ?? 0),
                             steadyHand: Self.isSteadyHand(features.values, magnitudeOnly: features.magnitudeOnly),
                             quietTilt: Self.isQuietTilt(features.values, magnitudeOnly: features.magnitudeOnly),
-                            roadOpen: gait.roadEvidence.isOpen)
+                            roadOpen: gait.roadEvidence.isOpen,
+                            noiseLevelTilt: Self.isNoiseLevelTilt(features.values, magnitudeOnly: features.magnitudeOnly,
+                                                                  sensorNoiseFloor: sensorNoiseFloor ?? 0))
         return decide(window, gait: Gait(gait))
     }
 
@@ -378,7 +385,11 @@ struct ActivityClassifier: Sendable {
         var p = smoothed[best]
         // A slow tilt the model leads unknown is stationary, but no stop inside a drive (`isQuietTilt`).
         let tiltedStill = window.quietTilt && !window.still && !window.steadyHand && MotionModel.classes[best] == .unknown
-        if tiltedStill || (window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive))
+        // A tilt within a noisy sensor's noise the model calls a car: at rest for the state, a car's
+        // window for the evidence (`readsNoiseLevelTiltAsRest`).
+        let restingTilt = Self.readsNoiseLevelTiltAsRest(window, lead: MotionModel.classes[best], state: state.kind,
+                                                         counted: automotiveWindows)
+        if tiltedStill || restingTilt || (window.still && (MotionModel.classes[best] == .unknown || MotionModel.classes[best] == .automotive))
             || (window.steadyHand && MotionModel.classes[best] == .unknown) {
             best = stationaryIndex
             p = max(smoothed[best], 0.55)
@@ -400,7 +411,7 @@ struct ActivityClassifier: Sendable {
         let kind = MotionModel.classes[best]
         let confidence = Self.confidence(of: p)
 
-        if kind == .automotive {
+        if kind == .automotive || restingTilt {
             if automotiveWindows == 0 { automotiveStart = windowMiddle }
             automotiveWindows += 1
             automotiveEvidence.note(t)
@@ -413,7 +424,7 @@ struct ActivityClassifier: Sendable {
             if !holds { automotiveWindows = 0 }
         }
 
-        if kind == .automotive { vehicleEvidenceAt = t }
+        if kind == .automotive || restingTilt { vehicleEvidenceAt = t }
         if state.kind == .automotive && kind != .walking && kind != .running {
             if kind != .automotive && kind != .stationary && t - vehicleEvidenceAt >= Self.vehicleSilence {
                 stillInVehicleSince = nil
