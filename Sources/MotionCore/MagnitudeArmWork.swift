@@ -6,8 +6,8 @@
 /// walks at 40-130 steps/min: `high_rms_log - gait_rms_log` about -0.3 at every speed), while
 /// tying laces, dressing, scrubbing dishes or working at a desk are quick strokes, grips and
 /// contacts whose |a| carries about as much power above 6 Hz as in the gait band (-0.2 to 0.0).
-/// One window's balance is noisy (a heel strike, a bump), so exponential means over the
-/// magnitude-only windows (`RecentMean`, about 10 s) decide, as the vertical share does for
+/// One window's balance is noisy (a heel strike, a bump), so exponential means over the moving
+/// magnitude-only windows (`RecentMean`, about 10 s; a still wrist's are noise, `MovingMagnitude`) decide, as the vertical share does for
 /// three-axis windows (`StepGate.verticalFloor`): while the balance is above `ceiling` and the
 /// band's peaks swing more than `swingFloor` (vigorous movement: the slow, weak walks whose
 /// balance wanders up keep their steps), a chain at a step period of at least `minPeriod` is arm
@@ -53,6 +53,9 @@ struct MagnitudeArmWork: Sendable {
     struct Evidence: Sendable, Equatable {
         var balance: Double
         var swing: Double
+        /// Whether the wrist moves (`MovingMagnitude`): a still window's balance and swing are the
+        /// sensor's noise, and leave the means as they are (gate v2.19-G).
+        var moving = true
     }
 
     /// The evidence of one window's feature vector; nil unless the window is magnitude-only
@@ -60,15 +63,17 @@ struct MagnitudeArmWork: Sendable {
     static func evidence(in values: [Double], magnitudeOnly: Bool) -> Evidence? {
         guard magnitudeOnly, let gait = gaitFeature.value(in: values), let high = highFeature.value(in: values),
               let swing = swingFeature.value(in: values) else { return nil }
-        return Evidence(balance: high - gait, swing: swing)
+        return Evidence(balance: high - gait, swing: swing, moving: MovingMagnitude.isMoving(values))
     }
 
-    /// Takes one window's evidence (nil: a three-axis window, which clears the means).
+    /// Takes one window's evidence (nil: a three-axis window, which clears the means); a still
+    /// window is skipped (`MovingMagnitude`).
     mutating func observe(_ evidence: Evidence?) {
         guard let evidence else {
             reset()
             return
         }
+        guard evidence.moving else { return }
         balanceMean.add(evidence.balance)
         swingMean.add(evidence.swing)
     }

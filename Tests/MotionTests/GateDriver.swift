@@ -53,9 +53,12 @@ func walkingThreeAxisWindow() -> StepGate.WindowCadence {
 /// and the gate adopts that band's chain (`StepGate.adoptChain`), as the engine does.
 /// `vehicleTime`: the activity state was last automotive at this time (`StepGate.vehicleTime`, set by
 /// the engine every window); nil: never.
+/// `confirms`: whether the classifier calls the window ending at a time locomotion (confirms it);
+/// every window by default.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
+                   confirms: (Double) -> Bool = { _ in true },
                    sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
                    magnitude: ((Double) -> Double)? = nil,
                    adopt: (at: Double, chain: BandChain)? = nil,
@@ -85,7 +88,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
             let reading = desk(end)
             gate.deskMinute.observe(values: reading.values, magnitudeOnly: reading.magnitudeOnly, locomotion: reading.locomotion)
         }
-        gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited)
+        if confirms(end) { gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited) }
     }
     for t in peaks {
         while next <= t {
