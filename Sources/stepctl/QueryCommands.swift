@@ -96,7 +96,7 @@ struct TodayCommand: ParsableCommand {
 struct StepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps", abstract: "Steps, distance, cadence and pace between two times.",
-        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time in the --tz zone, else the agent's, as history's days), relative (-2h, -30m, -1d), now, or UTC seconds.")
+        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time in the --tz zone, else the agent's, as history's days), relative (-2h, -30m, -1d: back from the agent's clock, which under stepd --simulate-start is its simulated calendar), now, or UTC seconds.")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
