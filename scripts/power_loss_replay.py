@@ -40,6 +40,8 @@ import subprocess
 import sys
 import time
 
+import ledger_lines  # scripts/ledger_lines.py: the record line format, shared with scripts/soak
+
 MAGIC = 0x6A736677736872
 FLUSH, FUA, DISCARD, MARK, METADATA = 1, 2, 4, 8, 16
 MAX_STEP_LOSS = 99
@@ -242,11 +244,9 @@ class Checker:
 
 
 def parse_lines(data):
-    """(sequence, kind, steps) of each complete live record line (tombstones carry 0 steps)."""
-    for line in data.split(b"\n"):
-        fields = line.split(b" ")
-        if len(fields) == 13 and fields[0] == b"S1":
-            yield int(fields[1]), fields[8].decode(), int(fields[5])
+    """(sequence, kind, steps) of each record line (tombstones carry 0 steps), read by ledger_lines."""
+    for record in ledger_lines.records(data):
+        yield record.seq, record.kind, record.steps
 
 
 def dump_ledger(image_path, state_dir, dump):

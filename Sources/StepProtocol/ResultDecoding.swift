@@ -128,8 +128,8 @@ extension StatusResult {
         if f.object["state_directory"] != nil {
             details = AgentDetails(recording: try f.bool("recording"), sensorDescription: try f.string("sensor_description"),
                                    replaySpeed: try f.double("replay_speed"), stateDirectory: try f.string("state_directory"),
-                                   timeZone: try f.optionalString("time_zone"))
-            known.formUnion(["recording", "sensor_description", "replay_speed", "state_directory", "time_zone"])
+                                   timeZone: try f.optionalString("time_zone"), time: try f.optionalDouble("time"))
+            known.formUnion(["recording", "sensor_description", "replay_speed", "state_directory", "time_zone", "time"])
         }
         var extra = JSONObject()
         for member in f.object.members where !known.contains(member.key) { extra[member.key] = member.value }

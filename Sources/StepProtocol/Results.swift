@@ -159,6 +159,7 @@ public struct StatusResult: RPCResult, Equatable {
             object["replay_speed"] = .double(details.replaySpeed)
             object["state_directory"] = .string(details.stateDirectory)
             object["time_zone"] = details.timeZone.map { .string($0) } ?? .null
+            if let time = details.time { object["time"] = .double(time) }
         }
         for member in extra.members where object[member.key] == nil { object[member.key] = member.value }
         return .object(object)
@@ -175,13 +176,18 @@ public struct AgentDetails: Sendable, Equatable {
     /// The agent's zone by name ("today" and buckets without a time_zone follow it); nil when
     /// it has none, or from an agent that does not say.
     public var timeZone: String?
+    /// The agent's "now" when it answered (UTC seconds on its calendar, which under `stepd
+    /// --simulate-start` is not the machine's clock): what relative times such as "-1h" count
+    /// back from. nil from an agent that does not say (one older than the member).
+    public var time: Double?
     public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String,
-                timeZone: String? = nil) {
+                timeZone: String? = nil, time: Double? = nil) {
         self.recording = recording
         self.sensorDescription = sensorDescription
         self.replaySpeed = replaySpeed
         self.stateDirectory = stateDirectory
         self.timeZone = timeZone
+        self.time = time
     }
 }
 

@@ -22,7 +22,8 @@ final class AgentService: StepdService {
     // MARK: - status and activity
 
     func status() throws(RPCError) -> StatusResult {
-        let snapshot = agent.snapshot(wallNow: now)
+        let wallNow = now
+        let snapshot = agent.snapshot(wallNow: wallNow)
         let sensor = snapshot.sensor
         // Rates to the digits that mean something (a measured rate is good to about 0.01 %).
         return StatusResult(
@@ -44,7 +45,7 @@ final class AgentService: StepdService {
             clients: snapshot.clients,
             details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
                                   replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory,
-                                  timeZone: agent.localTimeZoneName))
+                                  timeZone: agent.localTimeZoneName, time: wallNow))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }

@@ -96,6 +96,16 @@ public struct WristSensor: Sendable, Equatable {
                            noise: Synth.uniform(0.003, 0.02, &random), jitter: Synth.uniform(0, 0.1, &random))
     }
 
+    /// What a magnitude-only watch logs for its three converted axes (its norm times its gain);
+    /// nil for a three-axis sensor, which logs the axes.
+    public func loggedMagnitude(_ x: Double, _ y: Double, _ z: Double) -> Double? {
+        switch magnitude {
+        case nil: nil
+        case .l2: gain * (x * x + y * y + z * z).squareRoot()
+        case .l1: gain * (abs(x) + abs(y) + abs(z))
+        }
+    }
+
     public var label: String {
         let rateText = "\(DecimalText.fixed(rate, decimals: rate == rate.rounded() ? 0 : 1) ?? "?") Hz"
         if let magnitude { return rateText + " |a| \(magnitude.rawValue) x\(DecimalText.fixed(gain, decimals: 2) ?? "?")" }
@@ -184,11 +194,11 @@ public enum DailyLifeSynthesis {
             let x = SensorImperfection.quantised(reading.0, bits: sensor.bits, range: sensor.range)
             let y = SensorImperfection.quantised(reading.1, bits: sensor.bits, range: sensor.range)
             let z = SensorImperfection.quantised(reading.2, bits: sensor.bits, range: sensor.range)
-            switch sensor.magnitude {
-            case nil: out.append(AccelSample(t: stamp, x: x, y: y, z: z))
-            // The watch converts its three axes, then logs only their norm.
-            case .l2: out.append(AccelSample(t: stamp, x: sensor.gain * (x * x + y * y + z * z).squareRoot(), y: 0, z: 0))
-            case .l1: out.append(AccelSample(t: stamp, x: sensor.gain * (abs(x) + abs(y) + abs(z)), y: 0, z: 0))
+            // A magnitude watch converts its three axes, then logs only their norm.
+            if let magnitude = sensor.loggedMagnitude(x, y, z) {
+                out.append(AccelSample(t: stamp, x: magnitude, y: 0, z: 0))
+            } else {
+                out.append(AccelSample(t: stamp, x: x, y: y, z: z))
             }
             k += 1
         }

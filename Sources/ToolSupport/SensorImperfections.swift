@@ -16,6 +16,10 @@ import StepdModel
 /// `x`. So |a| sees noise of about the same size along gravity, an offset's projection on that
 /// direction, and a gain between the axes' gains, as a watch logging |a| would. A rotation does
 /// not change |a|, so it leaves magnitude-only input as it is.
+///
+/// `.magnitudeWatch` goes the other way: three-axis input becomes what a magnitude-only watch
+/// logs (`x` = |a|, `y` = `z` = 0), so the engine's magnitude-only path can be measured on the
+/// development set's real three-axis drives and still files, which no |a| recording has.
 public enum SensorImperfection: Sendable, Equatable {
     case none
     /// White Gaussian noise, `sigma` g per axis.
@@ -36,6 +40,15 @@ public enum SensorImperfection: Sendable, Equatable {
     case gainError(fraction: Double)
     /// One uniformly random rotation of the device for the whole recording (three-axis input).
     case rotation
+    /// The recording as a magnitude-only watch drawn per recording logs it, the way `stepbench
+    /// daily-life --magnitude-only` renders its instances (`WristSensor.magnitudeWatch`: 12.5 or
+    /// 25 Hz, the L2 or L1 norm of its three converted axes times a gain of 1.2-1.4, y = z = 0).
+    /// The recording is resampled to the watch's rate only when it is faster (a 12.5 Hz Bangle
+    /// file stays 12.5 Hz under a 25 Hz draw: nothing can restore what it did not sample) and
+    /// gets no noise beyond its own sensor's. Magnitude-only input stays as it is. `norm` and
+    /// `gain`, when given, replace the drawn ones (the rest of the draw is unchanged), to tell
+    /// the norm's part from the gain's.
+    case magnitudeWatch(norm: MagnitudeNorm? = nil, gain: Double? = nil)
 
     /// A short label for tables.
     public var label: String {
@@ -50,6 +63,8 @@ public enum SensorImperfection: Sendable, Equatable {
             "offset \(DecimalText.fixed(minimum * 1000, decimals: 0) ?? "?")-\(DecimalText.fixed(maximum * 1000, decimals: 0) ?? "?") mg"
         case .gainError(let fraction): "gain +-\(DecimalText.fixed(fraction * 100, decimals: 0) ?? "?") %"
         case .rotation: "rotation"
+        case .magnitudeWatch(let norm, let gain):
+            "|a| watch" + (norm.map { " " + $0.rawValue } ?? "") + (gain.map { " x" + (DecimalText.fixed($0, decimals: 2) ?? "?") } ?? "")
         }
     }
 
@@ -92,7 +107,34 @@ public enum SensorImperfection: Sendable, Equatable {
                 AccelSample(t: s.t, x: m[0] * s.x + m[1] * s.y + m[2] * s.z, y: m[3] * s.x + m[4] * s.y + m[5] * s.z,
                             z: m[6] * s.x + m[7] * s.y + m[8] * s.z)
             }
+        case .magnitudeWatch(let norm, let gain):
+            guard !magnitudeOnly else { return samples }
+            let watch = Self.watchDraw(&random, norm: norm, gain: gain)
+            let inputRate = samples.count >= 2 ? Double(samples.count - 1) / max((samples.last?.t ?? 0) - (samples.first?.t ?? 0), 1e-9) : 0
+            // 5 % over the watch's rate before resampling: a 12.5 Hz file whose stamps run a little fast stays as sampled.
+            let sampled = inputRate > 1.05 * watch.rate ? Self.resampled(samples, rate: watch.rate, jitter: watch.jitter, random: &random) : samples
+            return sampled.map { s in
+                let x = Self.quantised(s.x, bits: watch.bits, range: watch.range)
+                let y = Self.quantised(s.y, bits: watch.bits, range: watch.range)
+                let z = Self.quantised(s.z, bits: watch.bits, range: watch.range)
+                return AccelSample(t: s.t, x: watch.loggedMagnitude(x, y, z) ?? x, y: 0, z: 0)
+            }
         }
+    }
+
+    /// The watch `.magnitudeWatch` draws for a recording under `seed` (the same first draw
+    /// `apply` makes, with its `norm` and `gain` when given), for tables that name it.
+    public static func drawnMagnitudeWatch(seed: UInt64, norm: MagnitudeNorm? = nil, gain: Double? = nil) -> WristSensor {
+        var random = SplitMix64(seed: seed)
+        return watchDraw(&random, norm: norm, gain: gain)
+    }
+
+    /// `WristSensor.magnitudeWatch`'s draw with `norm` and `gain` in place of the drawn ones when given.
+    static func watchDraw(_ random: inout SplitMix64, norm: MagnitudeNorm?, gain: Double?) -> WristSensor {
+        var watch = WristSensor.magnitudeWatch(&random)
+        watch.magnitude = norm ?? watch.magnitude
+        watch.gain = gain ?? watch.gain
+        return watch
     }
 
     /// Magnitude-only input: y and z exactly zero throughout (as the engine's features decide it).

@@ -11,7 +11,7 @@ import ToolSupport
 struct RobustnessBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "robustness",
-        abstract: "Step and activity figures under sensor noise, resampling, clock drift, quantisation, offsets, gains and rotation.")
+        abstract: "Step and activity figures under sensor noise, resampling, clock drift, quantisation, offsets, gains, rotation and |a|-only logging.")
 
     @Argument(help: "Directories with *.csv[.gz] recordings and manifest.json (e.g. ../shared/data/recordings ../shared/data/activity); scored together.")
     var directories: [String]
@@ -30,20 +30,26 @@ struct RobustnessBenchCommand: ParsableCommand {
     @Option(help: "Also write every transformed recording to this directory as LABEL--NAME.csv.gz (for stepctl analyze / features).")
     var write: String?
 
+    @Option(help: "The \"|a| watch\" row's norm, l1 or l2, for every file instead of a draw per file (its rate and gain are still drawn).")
+    var watchNorm: String?
+
+    @Option(help: "The \"|a| watch\" row's gain for every file (1: the plain norm in g) instead of a draw of 1.2-1.4.")
+    var watchGain: Double?
+
     @Flag(help: "Also list, per transformation, the files whose count or activity moved most against \"none\".")
     var files = false
 
     /// Every transformation the bench applies, in table order. Resampling carries the stamp
     /// jitter of real firmware: the development set's 12.5-200 Hz recordings show interval CVs of
     /// 0.08-0.28, about what stamps off by 0.1 period (standard deviation) give (CV 0.14).
-    static func transformations(jitter: Double = 0.1) -> [SensorImperfection] { [
+    static func transformations(jitter: Double = 0.1, watchNorm: MagnitudeNorm? = nil, watchGain: Double? = nil) -> [SensorImperfection] { [
         .none,
         .whiteNoise(sigma: 0.01), .whiteNoise(sigma: 0.03),
         .resample(rate: 12.5, jitter: jitter), .resample(rate: 25, jitter: jitter), .resample(rate: 50, jitter: jitter),
         .clockDrift(percent: -3), .clockDrift(percent: -1), .clockDrift(percent: 1), .clockDrift(percent: 3),
         .quantise(bits: 8, range: 4), .quantise(bits: 10, range: 4), .quantise(bits: 12, range: 16),
         .zeroGOffset(minimum: 0.05, maximum: 0.15), .gainError(fraction: 0.03),
-        .rotation,
+        .rotation, .magnitudeWatch(norm: watchNorm, gain: watchGain),
     ] }
 
     func run() throws {
@@ -52,7 +58,18 @@ struct RobustnessBenchCommand: ParsableCommand {
             AccuracyBenchCommand.printError("\(tool): name at least one directory with a manifest.json")
             throw ExitCode(1)
         }
-        let chosen = Self.transformations(jitter: jitter).enumerated().filter { _, t in
+        let norm = try watchNorm.map { text in
+            guard let norm = MagnitudeNorm(rawValue: text) else {
+                AccuracyBenchCommand.printError("\(tool): --watch-norm takes l1 or l2, got '\(text)'")
+                throw ExitCode(1)
+            }
+            return norm
+        }
+        if let watchGain, !(watchGain > 0 && watchGain.isFinite) {
+            AccuracyBenchCommand.printError("\(tool): --watch-gain takes a positive number, got \(watchGain)")
+            throw ExitCode(1)
+        }
+        let chosen = Self.transformations(jitter: jitter, watchNorm: norm, watchGain: watchGain).enumerated().filter { _, t in
             t == .none || only.isEmpty || only.contains { t.label.contains($0) }
         }
         // The directory is made, so a first run does not fail on every file.
@@ -75,9 +92,7 @@ struct RobustnessBenchCommand: ParsableCommand {
                 }
                 totalFiles += 1
                 for (row, (index, transformation)) in chosen.enumerated() {
-                    // Salted by the transformation's place in the full list, so --only repeats the same draws.
-                    let salt = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)
-                    let transformed = transformation.apply(to: samples, seed: SensorImperfection.seed(for: entry.name, salt: salt))
+                    let transformed = transformation.apply(to: samples, seed: SensorImperfection.seed(for: entry.name, salt: salt(index)))
                     totalSamples += transformed.count
                     if let write, transformation != .none {
                         let slug = String(transformation.label.map { $0.isLetter || $0.isNumber || ".+-".contains($0) ? $0 : "_" })
@@ -119,6 +134,9 @@ struct RobustnessBenchCommand: ParsableCommand {
                 + column(percent(AccuracyBenchCommand.share(nonVehicle, .automotive), 2), 15)
                 + column(fixedDecimal(activity.walkingRight, 1), 11) + (Self.worstWalk(results[row]) ?? "-"))
         }
+        if let row = chosen.firstIndex(where: { if case .magnitudeWatch = $0.element { true } else { false } }), let baseline = results.first {
+            printMagnitudeWatchStill(baseline: baseline, watch: results[row], salt: salt(chosen[row].offset), norm: norm, gain: watchGain)
+        }
         if files, let baseline = results.first {
             for (row, (_, transformation)) in chosen.enumerated().dropFirst() {
                 Self.printMoves(transformation.label, baseline: baseline, transformed: results[row])
@@ -126,6 +144,59 @@ struct RobustnessBenchCommand: ParsableCommand {
         }
         print("")
         print("\(chosen.count) transformations x \(totalFiles) files, \(totalSamples) samples through the engine in \(fixedDecimal(seconds, 1)) s (one core)")
+    }
+
+    /// The salt of the draws of the transformation at `index` of the full list (not of --only's
+    /// choice), so --only repeats the same draws.
+    func salt(_ index: Int) -> UInt64 { seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index) }
+
+    /// The drives and still files (no |a| recording is either) three-axis and as the |a| watch
+    /// logs them: false steps per hour and the automotive and stationary shares, per file and per
+    /// label. A clip without a step count counts every step as false (a drive or still clip).
+    func printMagnitudeWatchStill(baseline: [AccuracyBenchCommand.FileResult], watch: [AccuracyBenchCommand.FileResult], salt: UInt64,
+                                  norm: MagnitudeNorm?, gain: Double?) {
+        let automotive = ActivityKind.allCases.firstIndex(of: .automotive) ?? 0
+        let stationary = ActivityKind.allCases.firstIndex(of: .stationary) ?? 0
+        struct Figures {
+            var hours = 0.0, falseSteps = 0, called = [Double](repeating: 0, count: ActivityKind.allCases.count)
+            mutating func add(_ r: AccuracyBenchCommand.FileResult) {
+                hours += r.duration / 3600
+                falseSteps += max(0, r.steps - (r.entry.truth ?? 0))
+                for k in called.indices { called[k] += r.secondsCalled[k] }
+            }
+        }
+        func cells(_ f: Figures) -> String {
+            let total = max(f.called.reduce(0, +), 1e-9)
+            // The kind called longest, which says what a drive is taken for when it is not automotive.
+            let most = f.called.indices.max { f.called[$0] < f.called[$1] } ?? 0
+            return column("\(f.falseSteps)", 7) + column(fixedDecimal(f.hours > 0 ? Double(f.falseSteps) / f.hours : 0, 1), 9)
+                + column(fixedDecimal(100 * f.called[automotive] / total, 1), 8) + column(fixedDecimal(100 * f.called[stationary] / total, 1), 8)
+                + column(String(ActivityKind.allCases[most].rawValue.prefix(10)) + " " + fixedDecimal(100 * f.called[most] / total, 0), 16)
+        }
+        let header = column("false", 7) + column("false/h", 9) + column("auto %", 8) + column("stat %", 8) + column("mostly %", 16)
+        print("")
+        print("drives and still files, three-axis and as a magnitude-only watch logs them (\"|a| watch\": x = |a|, y = z = 0, the way")
+        print("daily-life --magnitude-only renders; each file its own watch, whose rate a slower file keeps); false steps: counted minus the")
+        print("manifest's (all, in a clip without a count); \"mostly\": the kind called longest")
+        print(column("file", 40) + column("label", 11) + column("hours", 7) + column("watch", 20) + "three-axis: " + header + "|a| watch: " + header)
+        for label in ["automotive", "stationary"] {
+            var before = Figures(), after = Figures()
+            var files = 0
+            for (b, a) in zip(baseline, watch) where b.entry.activity == label {
+                var one = Figures(), oneAfter = Figures()
+                one.add(b)
+                oneAfter.add(a)
+                before.add(b)
+                after.add(a)
+                files += 1
+                let drawn = SensorImperfection.drawnMagnitudeWatch(seed: SensorImperfection.seed(for: b.entry.name, salt: salt), norm: norm, gain: gain)
+                print(column(String(b.entry.name.prefix(39)), 40) + column(label, 11) + column(fixedDecimal(one.hours, 2), 7)
+                    + column(drawn.label, 20) + column("", 12) + cells(one) + column("", 11) + cells(oneAfter))
+            }
+            guard files > 0 else { continue }
+            print(column("  all \(files) " + (label == "automotive" ? "vehicle" : "still") + " files", 51) + column(fixedDecimal(before.hours, 2), 7)
+                + column("", 20) + column("", 12) + cells(before) + column("", 11) + cells(after))
+        }
     }
 
     /// The worst walking file's name (as the Score's worst figure picks it).

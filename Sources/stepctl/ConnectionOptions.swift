@@ -70,6 +70,18 @@ struct ZoneOptions: ParsableArguments {
         let (status, _) = try call(client, .status, as: StatusResult.init(json:))
         return try times(agentZone: status.details?.timeZone)
     }
+
+    /// `times(asking:)` and the agent's "now" (`status`'s `time`), from one `status` call:
+    /// relative times ("-1h", "--last 7d") count back from the agent's clock, not this
+    /// machine's. They differ under `stepd --simulate-start`, whose calendar runs on the
+    /// emulated chip (a week in ten minutes), and on a board whose clock is off; "--from -1h"
+    /// then asked about an hour the agent had not reached or had long left. An agent that does
+    /// not send `time` is taken to share this machine's clock.
+    func agentClock(asking client: UnixSocketClient) throws -> (times: LocalTimes, now: Double) {
+        let (status, _) = try call(client, .status, as: StatusResult.init(json:))
+        let shown = tz == nil ? try times(agentZone: status.details?.timeZone) : try LocalTimes(tz: tz)
+        return (shown, status.details?.time ?? TimeText.now())
+    }
 }
 
 /// The failure message stepctl prints (ArgumentParser adds "Error: " and exits 1).

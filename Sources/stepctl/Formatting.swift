@@ -77,11 +77,11 @@ enum TimeText {
         return value * unit
     }
 
-    /// The period from `last` (a `duration`) ago until now, for the `--last` options.
-    static func recent(_ last: String, examples: String, longest: Double = maxQuerySpanSeconds) throws -> QueryRange {
+    /// The period from `last` (a `duration`) before `now` until `now` (the agent's, once
+    /// connected: `ZoneOptions.agentClock`), for the `--last` options.
+    static func recent(_ last: String, examples: String, longest: Double = maxQuerySpanSeconds, now end: Double = now()) throws -> QueryRange {
         guard let span = duration(last) else { throw UsageFailure("--last \(last): use a duration such as \(examples)") }
         try checkSpan(span, last: last, longest: longest, examples: examples)
-        let end = now()
         // Otherwise the agent refuses a negative "start" the user never typed.
         guard end - span >= 0 else { throw UsageFailure("--last \(last): reaches back before 1970; use a shorter duration such as \(examples)") }
         return .between(start: end - span, end: end)

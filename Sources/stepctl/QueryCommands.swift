@@ -96,7 +96,7 @@ struct TodayCommand: ParsableCommand {
 struct StepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps", abstract: "Steps, distance, cadence and pace between two times.",
-        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time in the --tz zone, else the agent's, as history's days), relative (-2h, -30m, -1d), now, or UTC seconds.")
+        discussion: "Times: ISO-8601 (2026-05-01, 2026-05-01T08:30, ...Z or +02:00; no suffix = local time in the --tz zone, else the agent's, as history's days), relative (-2h, -30m, -1d: back from the agent's clock, which under stepd --simulate-start is its simulated calendar), now, or UTC seconds.")
 
     @ParentCommand var root: StepCtl
     @OptionGroup var connection: ConnectionOptions
@@ -115,13 +115,13 @@ struct StepsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let now = TimeText.now()
-        // Bad times are reported whether or not the agent runs; they are read in its zone below.
-        _ = try range(LocalTimes(tz: zone.tz), now: now)
+        // Bad times are reported whether or not the agent runs; they are read in its zone, and
+        // relative ones from its clock, below.
+        _ = try range(LocalTimes(tz: zone.tz), now: TimeText.now())
         let client = try connect(connection, root.connection)
         // Local times typed without a zone are the agent's, as the days `history` shows: in this
         // shell's zone "2026-05-01" was another 24 hours than history's row for that day.
-        let times = try zone.times(asking: client)
+        let (times, now) = try zone.agentClock(asking: client)
         let params = StepsQueryParams(range: try range(times, now: now), timeZone: times.requestZone, bySource: bySource,
                                       selection: select.selection)
         try printStepsResult(client, params, times: times, json: output.json)
@@ -162,14 +162,15 @@ struct HistoryCommand: ParsableCommand {
     @Flag(help: "Also show empty buckets.") var all = false
 
     func run() throws {
-        guard case .between(let reached, let end) = try TimeText.recent(last, examples: "7d, 12h or 90m") else { return }
+        guard case .between(let from, let to) = try TimeText.recent(last, examples: "7d, 12h or 90m") else { return }
         // The period seldom starts on a bucket boundary: one bucket more than it spans.
-        try by.checkCount(((end - reached) / by.interval.nominalSeconds).rounded(.up) + 1, last: last)
+        try by.checkCount(((to - from) / by.interval.nominalSeconds).rounded(.up) + 1, last: last)
         let client = try connect(connection, root.connection)
         // From the start of the bucket --last reaches into: the first row counted only the part
         // after "now minus --last" (from 15:28 of the day a week ago) under that whole day's label.
-        // The buckets follow --tz, else the agent's calendar.
-        let times = try zone.times(asking: client)
+        // The buckets follow --tz, else the agent's calendar; "now" is the agent's.
+        let (times, now) = try zone.agentClock(asking: client)
+        guard case .between(let reached, let end) = try TimeText.recent(last, examples: "7d, 12h or 90m", now: now) else { return }
         let start = TimeText.bucketStart(containing: reached, of: by, zone: times.zone)
         var params = StepsCollectionParams(range: .between(start: start, end: end), timeZone: times.requestZone, interval: by.interval,
                                            bySource: bySource, selection: select.selection)
@@ -235,8 +236,8 @@ struct StatsCommand: ParsableCommand {
         let client = try connect(connection, root.connection)
         // The window's midnights are the shown zone's: --tz, else the agent's, whose days the
         // buckets follow when the request names no zone.
-        let times = try zone.times(asking: client)
-        let range = try TimeText.lastWholeBuckets(count, of: by, zone: times.zone, now: TimeText.now(), last: last)
+        let (times, now) = try zone.agentClock(asking: client)
+        let range = try TimeText.lastWholeBuckets(count, of: by, zone: times.zone, now: now, last: last)
         let params = StepsStatisticsParams(range: range, timeZone: times.requestZone, bucket: by.interval,
                                            options: StatisticsOption.allCases, selection: select.selection)
         let (r, raw) = try call(client, .stepsStatistics, params.json, as: StepsStatisticsResult.init(json:))
@@ -265,18 +266,20 @@ struct ActivityCommand: ParsableCommand {
 
     func run() throws {
         // A bad --last is reported as that, whether or not the agent runs.
-        let range = history ? try TimeText.recent(last, examples: "1d or 6h", longest: ActivityQueryParams.maximumSpanSeconds) : nil
+        if history { _ = try TimeText.recent(last, examples: "1d or 6h", longest: ActivityQueryParams.maximumSpanSeconds) }
         let client = try connect(connection, root.connection)
-        guard let range else {
+        guard history else {
             let (r, raw) = try call(client, .activityCurrent, as: ActivityResult.init(json:))
             if output.json { return printJSON(raw) }
             let times = try zone.times(asking: client)
             print("\(r.kind.rawValue) (\(r.confidence.rawValue) confidence) since \(times.text(r.start, .dateSecond))")
             return
         }
+        // --last counts back from the agent's clock.
+        let (times, now) = try zone.agentClock(asking: client)
+        let range = try TimeText.recent(last, examples: "1d or 6h", longest: ActivityQueryParams.maximumSpanSeconds, now: now)
         let (r, raw) = try call(client, .activityQuery, .object(range.json), as: ActivityQueryResult.init(json:))
         if output.json { return printJSON(raw) }
-        let times = try zone.times(asking: client)
         var table = Table(["start", "end", "activity", "confidence", "duration"], numeric: [4])
         for segment in r.segments {
             table.add([times.text(segment.start, .monthDaySecond), times.text(segment.end, .monthDaySecond),

@@ -52,11 +52,11 @@ struct SamplesCommand: ParsableCommand {
         }
 
         func run() throws {
-            let now = TimeText.now()
-            // Bad times are reported whether or not the agent runs; read in its zone below.
-            try checkSpan(LocalTimes(tz: zone.tz), now: now)
+            // Bad times are reported whether or not the agent runs; read in its zone, and relative
+            // ones from its clock, below.
+            try checkSpan(LocalTimes(tz: zone.tz), now: TimeText.now())
             let client = try connect(connection, root.connection)
-            let times = try zone.times(asking: client)
+            let (times, now) = try zone.agentClock(asking: client)
             let (from, to) = try checkSpan(times, now: now)
             let params = SamplesAddParams(SampleInput(source: source, start: from, end: to, steps: steps, distanceMeters: distance,
                                                       userEntered: userEntered, syncIdentifier: syncIdentifier,
@@ -78,10 +78,12 @@ struct SamplesCommand: ParsableCommand {
         @OptionGroup var select: SelectionOptions
 
         func run() throws {
-            var params = SamplesListParams(range: try TimeText.recent(last, examples: "7d, 12h or 90m"), selection: select.selection,
-                                           limit: SamplesListParams.maximumLimit)
+            // A bad --last is reported as that, whether or not the agent runs; it counts back from the agent's clock.
+            _ = try TimeText.recent(last, examples: "7d, 12h or 90m")
             let client = try connect(connection, root.connection)
-            let times = try zone.times(asking: client, json: output.json)
+            let (times, now) = try zone.agentClock(asking: client)
+            var params = SamplesListParams(range: try TimeText.recent(last, examples: "7d, 12h or 90m", now: now), selection: select.selection,
+                                           limit: SamplesListParams.maximumLimit)
             var table = Table(["id", "source", "start", "end", "steps", "distance_m", "utc_offset", "flags"], numeric: [4, 5, 6])
             var pages: [JSONValue] = []
             while true {

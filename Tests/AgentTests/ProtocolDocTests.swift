@@ -15,7 +15,7 @@ import Testing
     static let livePaths: [String: [String]] = [
         "status": ["uptime_s", "sensor.health", "sensor.samples", "sensor.rate_hz", "sensor.delivered_hz", "sensor.errors", "sensor.overflows",
                    "sensor.reinits", "sensor.last_error", "steps.today", "steps.since_start", "activity.*",
-                   "ledger.unsaved_steps", "ledger.last_checkpoint", "state_directory"],
+                   "ledger.unsaved_steps", "ledger.last_checkpoint", "state_directory", "time"],
         "activity.current": ["*"],
         "recording.start": ["file", "until"],
         "recording.stop": ["file", "samples", "duration_s", "seconds"],

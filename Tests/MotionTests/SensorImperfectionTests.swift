@@ -19,7 +19,7 @@ import ToolSupport
     static let all: [SensorImperfection] = [
         .none, .whiteNoise(sigma: 0.03), .resample(rate: 12.5, jitter: 0.1), .resample(rate: 50, jitter: 0.1),
         .clockDrift(percent: 3), .quantise(bits: 8, range: 4), .zeroGOffset(minimum: 0.05, maximum: 0.15),
-        .gainError(fraction: 0.03), .rotation,
+        .gainError(fraction: 0.03), .rotation, .magnitudeWatch(),
     ]
 
     @Test("clock drift stretches time by the factor and leaves the values")
@@ -125,6 +125,39 @@ import ToolSupport
         let differences = zip(noisy, Self.magnitudeOnly).map { $0.x - $1.x }
         let sd = (differences.map { $0 * $0 }.reduce(0, +) / Double(differences.count)).squareRoot()
         #expect(sd > 0.025 && sd < 0.035)
+    }
+
+    @Test("the |a| watch logs the norm of the three axes times its gain, at its rate, as daily-life --magnitude-only draws it")
+    func magnitudeWatch() {
+        var l1 = false, l2 = false
+        for seed in UInt64(1)...40 {
+            let watch = SensorImperfection.drawnMagnitudeWatch(seed: seed)
+            let out = SensorImperfection.magnitudeWatch().apply(to: Self.threeAxis, seed: seed)
+            #expect(SensorImperfection.isMagnitudeOnly(out))
+            // 100 Hz in, the watch's 12.5 or 25 Hz out.
+            let span = (out.last?.t ?? 0) - (out.first?.t ?? 0)
+            #expect(abs(Double(out.count - 1) / span - watch.rate) < 0.5, "\(watch.label)")
+            #expect(watch.gain >= 1.2 && watch.gain <= 1.4 && [12.5, 25].contains(watch.rate))
+            // The norm of the (resampled) movement times the gain: the mean matches the input's norm.
+            let mean = out.map(\.x).reduce(0, +) / Double(out.count)
+            func meanNorm(_ norm: (AccelSample) -> Double) -> Double { Self.threeAxis.map(norm).reduce(0, +) / Double(Self.threeAxis.count) }
+            switch watch.magnitude {
+            case .l2?:
+                l2 = true
+                #expect(abs(mean / (watch.gain * meanNorm(\.magnitude)) - 1) < 0.02, "\(watch.label): \(mean)")
+            case .l1?:
+                l1 = true
+                #expect(abs(mean / (watch.gain * meanNorm { abs($0.x) + abs($0.y) + abs($0.z) }) - 1) < 0.02, "\(watch.label): \(mean)")
+            case nil:
+                Issue.record("a three-axis watch drawn")
+            }
+        }
+        #expect(l1 && l2)
+        // A 12.5 Hz recording is not resampled up to a 25 Hz watch: its stamps stay.
+        let slow = Self.threeAxis.enumerated().compactMap { i, s in i % 8 == 0 ? s : nil }
+        for seed in UInt64(1)...10 {
+            #expect(SensorImperfection.magnitudeWatch().apply(to: slow, seed: seed).map(\.t) == slow.map(\.t))
+        }
     }
 
     @Test("the same seed gives the same draw, another seed another")
