@@ -51,17 +51,19 @@ struct WatchCommand: ParsableCommand {
                 printJSON(notification.json)
                 continue
             }
-            let time = times.text(TimeText.now(), .timeSecond)
+            // Each line carries the agent's time of the update (a step update's `end`, an activity's
+            // `start`), not this machine's: under `--simulate-start` the agent's calendar is elsewhere.
             switch notification.method {
             case RPCNotificationMethod.stepsUpdate:
                 guard let update = try? StepsUpdateNotice(json: notification.params) else { fallthrough }
                 let distance = update.distanceMeters.map { ", \(formatNumber($0)) m" } ?? ""
-                print("\(time)  steps \(update.steps)\(distance)")
+                print("\(times.text(update.end, .timeSecond))  steps \(update.steps)\(distance)")
             case RPCNotificationMethod.activityUpdate:
                 guard let activity = try? ActivityResult(json: notification.params) else { fallthrough }
+                let time = times.text(activity.start ?? TimeText.now(), .timeSecond)
                 print("\(time)  activity \(activity.kind.rawValue) (\(activity.confidence.rawValue))")
             default:
-                print("\(time)  \(notification.method) \(notification.params.jsonText)")
+                print("\(times.text(TimeText.now(), .timeSecond))  \(notification.method) \(notification.params.jsonText)")
             }
         }
     }

@@ -61,4 +61,35 @@ import Testing
         #expect(activity.status == 0, "\(activity.error)")
         #expect(agent.terminate() == 0)
     }
+    @Test func watchStampsUpdatesWithTheAgentsClock() throws {
+        // Six hours from this machine's current hour, so no run of the test can pass on the client's clock.
+        let now = Date().timeIntervalSince1970
+        let start = (now / 3600).rounded(.down) * 3600 + 6 * 3600
+        let startText = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: start))
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "20",
+                                                 "--simulate-start", startText, "--log-level", "warning"],
+                                     environment: ["TZ": "UTC"])
+        // The watch connects once: wait until the agent's socket accepts.
+        _ = try agent.connect()
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: AgentProcess.stepctlPath)
+        watch.arguments = ["--socket", agent.socketPath, "watch"]
+        watch.environment = ProcessInfo.processInfo.environment.merging(["TZ": "UTC"]) { $1 }
+        let out = Pipe()
+        watch.standardOutput = out
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
+        var lines: [Substring] = []
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !lines.contains(where: { $0.contains("  steps ") }) {
+            buffer += out.fileHandleForReading.availableData
+            lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
+        }
+        let update = try #require(lines.first { $0.contains("  steps ") }, "\(lines)")
+        // 30 s at 20x is 10 simulated minutes: still the simulated start's hour.
+        let hour = String(format: "%02d:", Int(start / 3600) % 24)
+        #expect(update.hasPrefix(hour), "\(update), expected the hour \(hour) of \(startText)")
+        #expect(agent.terminate() == 0)
+    }
 }
