@@ -108,10 +108,14 @@ struct MagnitudeImpacts: Sendable {
     }
 
     /// Whether a chain at `stepPeriod` (s) shows no impacts, while the recent |a| `balance`
-    /// (`MagnitudeArmWork.balance`, nil: none) is not a smooth pendulum's, and must wait.
+    /// (`MagnitudeArmWork.balance`, nil: none) is not a smooth pendulum's (or is, at a step period
+    /// slower than a smooth walk's, `SlowSmoothMagnitude`), and must wait.
     func holdsBack(stepPeriod: Double, balance: Double?) -> Bool {
-        guard stepPeriod >= MagnitudeArmWork.minPeriod, let asymmetry = reading.formed(after: Self.evidenceWindows),
-              let balance, balance > Self.smoothBalance else { return false }
+        guard stepPeriod >= MagnitudeArmWork.minPeriod, let asymmetry = reading.formed(after: Self.evidenceWindows), let balance else { return false }
+        // A slow smooth rhythm is not exempt once the reading is long: a wrist at the wheel (gate v2.19-V).
+        if balance <= Self.smoothBalance && !SlowSmoothMagnitude.judgesSmooth(stepPeriod: stepPeriod, readingWindows: reading.windows) {
+            return false
+        }
         return asymmetry < Self.ceiling
     }
 
