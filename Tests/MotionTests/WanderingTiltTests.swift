@@ -78,6 +78,14 @@ import Testing
         return value * 180 / Double.pi
     }
 
+    @Test func theArcCosineIsLibmsWithinItsBound() {
+        for step in -1000...1000 {
+            let x = Double(step) / 1000
+            #expect(abs(WanderingTilt.arcCosine(x) - acos(x)) < 3e-8, "acos(\(x))")
+        }
+        #expect(WanderingTilt.arcCosine(1.5) == 0 && abs(WanderingTilt.arcCosine(-1.5) - Double.pi) < 3e-8)
+    }
+
     @Test func theWanderIsTheAngleToTheMeanDirection() throws {
         // A still wrist does not wander; tilting +-60 degrees it wanders about 2 / pi of that
         // (beyond the ceiling), +-15 degrees far below; however the watch is worn.
