@@ -38,30 +38,13 @@ import Testing
         #expect(!ActivityClassifier.isNoiseLevelTilt(magnitude.values, magnitudeOnly: true, sensorNoiseFloor: 0.02))
     }
 
-    private struct Run {
-        var classifier = ActivityClassifier(start: 0, model: .generated)
-        var end = 5.0
-
-        mutating func feed(_ kind: ActivityKind, windows: Int, noiseLevelTilt: Bool = false, steps: Bool = false) {
-            let others = 0.1 / Double(MotionModel.classes.count - 1)
-            let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
-            for _ in 0..<windows {
-                let gait = ActivityClassifier.Gait(walking: steps, runStart: steps ? 1 : 0, lastStep: steps ? end - 0.5 : 0)
-                let window = ActivityClassifier.Window(end: end, magnitudeOnly: false, still: false,
-                                                       noiseLevelTilt: noiseLevelTilt)
-                _ = classifier.feed(probabilities: probabilities, window: window, gait: gait)
-                end += 1
-            }
-        }
-    }
-
     @Test func aNoiseLevelTiltTheModelCallsACarIsStationary() {
-        var held = Run()
+        var held = ClassifierRun()
         held.feed(.automotive, windows: 5, noiseLevelTilt: true)
         #expect(held.classifier.state.kind == .stationary)
         #expect(held.classifier.state.start == 2.5)
         // Without the tilt the model's lead stands: 5 automotive windows are no state yet.
-        var led = Run()
+        var led = ClassifierRun()
         led.feed(.automotive, windows: 5)
         #expect(led.classifier.state.kind == .unknown)
     }
@@ -69,14 +52,14 @@ import Testing
     @Test func noiseLevelTiltsStillCountTowardsADrive() {
         // 20 windows of a smooth road at the noise, then 10 the model calls a car outright: the
         // drive starts at its 30th window, backdated to the first, over the stationary state.
-        var drive = Run()
+        var drive = ClassifierRun()
         drive.feed(.automotive, windows: 20, noiseLevelTilt: true)
         #expect(drive.classifier.state.kind == .stationary)
         drive.feed(.automotive, windows: 10)
         #expect(drive.classifier.state.kind == .automotive)
         #expect(drive.classifier.state.start == 2.5)
         // All 30 at the noise: the 30th is the model's car.
-        var smooth = Run()
+        var smooth = ClassifierRun()
         smooth.feed(.automotive, windows: 30, noiseLevelTilt: true)
         #expect(smooth.classifier.state.kind == .automotive)
         // Inside a drive the tilt stays the model's.
@@ -85,10 +68,16 @@ import Testing
     }
 
     @Test func aWalkersPauseAtTheNoiseKeepsTheWalk() {
-        var walk = Run()
+        var walk = ClassifierRun()
         walk.feed(.walking, windows: 4, steps: true)
         #expect(walk.classifier.state.kind == .walking)
         walk.feed(.automotive, windows: 5, noiseLevelTilt: true)
         #expect(walk.classifier.state.kind == .walking)
+    }
+}
+
+private extension ClassifierRun {
+    mutating func feed(_ kind: ActivityKind, windows: Int, noiseLevelTilt: Bool = false, steps: Bool = false) {
+        feedLeading(kind, windows: windows, steps: steps) { $0.noiseLevelTilt = noiseLevelTilt }
     }
 }

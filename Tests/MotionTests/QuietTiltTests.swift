@@ -32,30 +32,13 @@ import Testing
         #expect(!ActivityClassifier.isQuietTilt(magnitude.values, magnitudeOnly: true))
     }
 
-    private struct Run {
-        var classifier = ActivityClassifier(start: 0, model: .generated)
-        var end = 5.0
-
-        mutating func feed(_ kind: ActivityKind, windows: Int, quietTilt: Bool = false, steadyHand: Bool = false) {
-            let others = 0.1 / Double(MotionModel.classes.count - 1)
-            let probabilities = MotionModel.classes.map { $0 == kind ? 0.9 : others }
-            let gait = ActivityClassifier.Gait(walking: false, runStart: 0, lastStep: 0)
-            for _ in 0..<windows {
-                let window = ActivityClassifier.Window(end: end, magnitudeOnly: false, still: false,
-                                                       steadyHand: steadyHand, quietTilt: quietTilt)
-                _ = classifier.feed(probabilities: probabilities, window: window, gait: gait)
-                end += 1
-            }
-        }
-    }
-
     @Test func aQuietTiltIsStationaryWhereTheModelIsUnsure() {
-        var held = Run()
+        var held = ClassifierRun()
         held.feed(.unknown, windows: 3, quietTilt: true)
         #expect(held.classifier.state.kind == .stationary)
         #expect(held.classifier.state.start == 2.5)
         // An automotive lead stays the model's.
-        var drive = Run()
+        var drive = ClassifierRun()
         drive.feed(.automotive, windows: 30, quietTilt: true)
         #expect(drive.classifier.state.kind == .automotive)
     }
@@ -63,16 +46,25 @@ import Testing
     @Test func aQuietTiltIsNoStopInsideADrive() {
         // 20 automotive windows, 4 of a hand tilting the device: the evidence starts afresh, as
         // after the unknown lead the model gave; 10 more automotive windows are no drive.
-        var tilted = Run()
+        var tilted = ClassifierRun()
         tilted.feed(.automotive, windows: 20)
         tilted.feed(.unknown, windows: 4, quietTilt: true)
         tilted.feed(.automotive, windows: 10)
         #expect(tilted.classifier.state.kind != .automotive)
         // A steadily held device there is a stop at a light: the evidence holds, the drive starts.
-        var stop = Run()
+        var stop = ClassifierRun()
         stop.feed(.automotive, windows: 20)
         stop.feed(.unknown, windows: 4, steadyHand: true)
         stop.feed(.automotive, windows: 10)
         #expect(stop.classifier.state.kind == .automotive)
+    }
+}
+
+private extension ClassifierRun {
+    mutating func feed(_ kind: ActivityKind, windows: Int, quietTilt: Bool = false, steadyHand: Bool = false) {
+        feedLeading(kind, windows: windows) {
+            $0.quietTilt = quietTilt
+            $0.steadyHand = steadyHand
+        }
     }
 }
