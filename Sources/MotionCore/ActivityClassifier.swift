@@ -283,11 +283,20 @@ struct ActivityClassifier: Sendable {
         return vibration >= log10(roadLevel(noiseFloor: noiseFloor)) && vertical >= roadVertical
     }
 
-    /// Whether a three-axis window's gravity direction holds (`stillAngle`).
-    static func isSteady(_ values: [Double]) -> Bool {
+    /// Whether a three-axis window's gravity direction holds: it moves between the window's halves,
+    /// and its 1 s means spread, by less than `angle` (rad; `stillAngle` for the still rule).
+    static func isSteady(_ values: [Double], within angle: Double = stillAngle) -> Bool {
         guard let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
         else { return false }
-        return move < stillAngle && spread < stillAngle
+        return move < angle && spread < angle
+    }
+
+    /// Whether a three-axis window vibrates below `vibration` (g) while its gravity direction turns by
+    /// less than `angle` (rad); magnitude-only windows never do. The one reading of the steady hand,
+    /// the quiet tilt and the noise-level tilt, each at its own limits.
+    static func isCalmTurn(_ values: [Double], magnitudeOnly: Bool, vibrationBelow vibration: Double, angleBelow angle: Double) -> Bool {
+        guard !magnitudeOnly, let level = vibrationFeature.value(in: values) else { return false }
+        return level < log10(vibration) && isSteady(values, within: angle)
     }
 
     /// A noisy sensor (a cheap part, low-power modes, 8-bit output) never shows less vibration

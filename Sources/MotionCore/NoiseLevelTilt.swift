@@ -1,4 +1,3 @@
-import Glibc
 import StepdModel
 
 /// A slow tilt within the sensor's own noise, which the model calls a car (activity rule v2.19-A).
@@ -35,11 +34,9 @@ extension ActivityClassifier {
     /// counted up to `noiseFloorCap`; 0 when unknown), on a sensor whose floor is at least
     /// `noiseLevelTiltFloor`; magnitude-only windows never do.
     static func isNoiseLevelTilt(_ values: [Double], magnitudeOnly: Bool, sensorNoiseFloor: Double) -> Bool {
-        guard !magnitudeOnly, sensorNoiseFloor >= noiseLevelTiltFloor, let vibration = vibrationFeature.value(in: values),
-              let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
-        else { return false }
-        let limit = noiseFloorMargin * min(sensorNoiseFloor, noiseFloorCap)
-        return vibration < log10(limit) && move < quietTiltAngle && spread < quietTiltAngle
+        sensorNoiseFloor >= noiseLevelTiltFloor
+            && isCalmTurn(values, magnitudeOnly: magnitudeOnly, vibrationBelow: noiseFloorMargin * min(sensorNoiseFloor, noiseFloorCap),
+                          angleBelow: quietTiltAngle)
     }
 
     /// Whether a window led by `lead` is read as stationary by the state as a noise-level tilt

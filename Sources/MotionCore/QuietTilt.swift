@@ -1,5 +1,3 @@
-import Glibc
-
 /// A device tilted slowly at rest-level vibration (activity rule v2.18-R).
 ///
 /// `isSteadyHand` takes a held device whose gravity direction wanders by less than 0.1 rad in
@@ -21,9 +19,6 @@ extension ActivityClassifier {
     /// Whether a three-axis window turns its gravity direction by less than `quietTiltAngle`
     /// at rest-level vibration (`quietTiltVibration`); magnitude-only windows never do.
     static func isQuietTilt(_ values: [Double], magnitudeOnly: Bool) -> Bool {
-        guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values),
-              let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
-        else { return false }
-        return vibration < log10(quietTiltVibration) && move < quietTiltAngle && spread < quietTiltAngle
+        isCalmTurn(values, magnitudeOnly: magnitudeOnly, vibrationBelow: quietTiltVibration, angleBelow: quietTiltAngle)
     }
 }

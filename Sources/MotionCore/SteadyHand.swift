@@ -1,5 +1,3 @@
-import Glibc
-
 /// A hand holding a device steady (activity rule v2.16-D).
 ///
 /// `isStill` wants a device at rest: below 10 mg of vibration with the gravity direction within
@@ -23,9 +21,6 @@ extension ActivityClassifier {
     /// Whether a three-axis window is a steadily held device (`steadyHandVibration`,
     /// `steadyHandAngle`); magnitude-only windows never are.
     static func isSteadyHand(_ values: [Double], magnitudeOnly: Bool) -> Bool {
-        guard !magnitudeOnly, let vibration = vibrationFeature.value(in: values),
-              let move = gravityMoveFeature.value(in: values), let spread = orientationSpreadFeature.value(in: values)
-        else { return false }
-        return vibration < log10(steadyHandVibration) && move < steadyHandAngle && spread < steadyHandAngle
+        isCalmTurn(values, magnitudeOnly: magnitudeOnly, vibrationBelow: steadyHandVibration, angleBelow: steadyHandAngle)
     }
 }
