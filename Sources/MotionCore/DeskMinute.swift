@@ -1,5 +1,3 @@
-import Glibc
-
 /// A chain that rises out of a minute of magnitude-only desk work with no walk in it (gate v2.18-Q,
 /// issue 10 round 11).
 ///
@@ -30,9 +28,6 @@ struct DeskMinute: Sendable {
     /// rhythm: 2 in 5 s. At 0.7 (3 in 5 s) the slow rieck walks' windows the classifier leaves out
     /// count too (`slow-walking-sh` loses 16 of its 77 held out); at 0.3 `pc-working3` is credited.
     static let maximumPeakRate = 0.5
-    /// The spread of |a| (g) from which a window moves (`MagnitudeImpacts.minimumSpread`): a still
-    /// wrist before a walk (the bouts' 15 s of rest) is no desk work.
-    static let movingSpread = MagnitudeImpacts.minimumSpread
     /// How long (s) without a credited step the minute must be: a walk in progress whose classifier
     /// dips is not judged by its own windows.
     static let quietSeconds = 60.0
@@ -45,10 +40,7 @@ struct DeskMinute: Sendable {
     /// 0.5 `l2-12hz-...-pc-working3` is credited again (held-out daily life 65.2 -> 70.1 per hour).
     static let gaitStrideCorrelation = 0.7
 
-    private static let spreadFeature = NamedFeature("magnitude_std_log")
     private static let peakRateFeature = NamedFeature("peak_rate")
-    /// `movingSpread` as the feature reads it (log10 of the spread plus 1e-4).
-    private static let movingSpreadLog = log10(movingSpread + 1e-4)
 
     /// Bit i set when the window i windows back was desk work.
     private var history: UInt64 = 0
@@ -56,9 +48,10 @@ struct DeskMinute: Sendable {
     /// Takes one window: its feature vector, whether it is magnitude-only and the classifier's locomotion.
     mutating func observe(values: [Double], magnitudeOnly: Bool, locomotion: Double) {
         var desk = false
-        if magnitudeOnly, locomotion < MotionEngine.locomotionOff,
-           let spread = Self.spreadFeature.value(in: values), let rate = Self.peakRateFeature.value(in: values) {
-            desk = spread >= Self.movingSpreadLog && rate < Self.maximumPeakRate
+        // A window moves by `MovingMagnitude` (|a| spread >= 0.02 g): a still wrist before a walk (the
+        // bouts' 15 s of rest) is no desk work.
+        if magnitudeOnly, locomotion < MotionEngine.locomotionOff, let rate = Self.peakRateFeature.value(in: values) {
+            desk = MovingMagnitude.isMoving(values, unknown: false) && rate < Self.maximumPeakRate
         }
         history = ((history << 1) | (desk ? 1 : 0)) & ((UInt64(1) << UInt64(Self.span)) - 1)
     }

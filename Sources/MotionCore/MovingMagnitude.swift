@@ -10,16 +10,17 @@ import Glibc
 /// for the whole 16 s of a slow rieck walk after it: a walk from rest was judged by the rest, not by
 /// its steps (docs/motion.md, "Still windows in the |a| means").
 /// The reading is the one that tells rest from movement elsewhere on |a| (`MagnitudeImpacts`,
-/// `DeskMinute`): the window's |a| deviation at least `MagnitudeImpacts.minimumSpread` (0.02 g).
+/// `DeskMinute`, which reads it here): the window's |a| deviation at least `MagnitudeImpacts.minimumSpread` (0.02 g).
 enum MovingMagnitude {
     static let minimumSpread = MagnitudeImpacts.minimumSpread
     private static let spreadFeature = NamedFeature("magnitude_std_log")
     /// The spread as the feature reads it (log10 of the deviation plus 1e-4).
     private static let minimumSpreadLog = log10(minimumSpread + 1e-4)
 
-    /// Whether a window's |a| moves more than a still sensor's noise; true when the feature is missing.
-    static func isMoving(_ values: [Double]) -> Bool {
-        guard let spread = spreadFeature.value(in: values) else { return true }
+    /// Whether a window's |a| moves more than a still sensor's noise; `unknown` when the feature is
+    /// missing (the means keep such a window, `DeskMinute` counts it as no desk work).
+    static func isMoving(_ values: [Double], unknown: Bool = true) -> Bool {
+        guard let spread = spreadFeature.value(in: values) else { return unknown }
         return spread >= minimumSpreadLog
     }
 }
