@@ -121,18 +121,15 @@ public enum GaitSegments {
         let period = 1 / rate
         var out: [AccelSample] = []
         out.reserveCapacity(Int((t1 - t0) * rate) + 2)
-        var i = 0, bin = 0
-        while i < samples.count {
+        var cursor = 0, bin = 0
+        var start = t0 - phase * period
+        // The last period is the one that holds the last sample, even when only part of it is recorded.
+        while start <= t1 {
             let end = t0 + (Double(bin) + 1 - phase) * period
-            var n = 0.0, x = 0.0, y = 0.0, z = 0.0
-            while i < samples.count && samples[i].t < end {
-                x += samples[i].x
-                y += samples[i].y
-                z += samples[i].z
-                n += 1
-                i += 1
+            if let mean = SensorImperfection.boxcarMean(samples, cursor: &cursor, from: start, before: end) {
+                out.append(AccelSample(t: end - period / 2, x: mean.0, y: mean.1, z: mean.2))
             }
-            if n > 0 { out.append(AccelSample(t: end - period / 2, x: x / n, y: y / n, z: z / n)) }
+            start = end
             bin += 1
         }
         return out

@@ -224,17 +224,7 @@ public enum SensorImperfection: Sendable, Equatable {
             k += 1
             var value: Vector?
             if boxcar {
-                while lo < samples.count && samples[lo].t < t - period / 2 { lo += 1 }
-                var hi = lo
-                var sum = (0.0, 0.0, 0.0)
-                while hi < samples.count && samples[hi].t < t + period / 2 {
-                    sum = (sum.0 + samples[hi].x, sum.1 + samples[hi].y, sum.2 + samples[hi].z)
-                    hi += 1
-                }
-                if hi > lo {
-                    let n = Double(hi - lo)
-                    value = (sum.0 / n, sum.1 / n, sum.2 / n)
-                }
+                value = boxcarMean(samples, cursor: &lo, from: t - period / 2, before: t + period / 2)
             } else {
                 while lo + 1 < samples.count && samples[lo + 1].t <= t { lo += 1 }
                 let a = samples[lo]
@@ -254,6 +244,23 @@ public enum SensorImperfection: Sendable, Equatable {
             out.append(AccelSample(t: t + late, x: value.0, y: value.1, z: value.2))
         }
         return out
+    }
+
+    /// The mean of the samples stamped in [`lower`, `upper`), nil if there are none: what a device
+    /// that averages over its sample period reads. `cursor` moves past the samples before `lower`, so
+    /// consecutive periods cost one pass over `samples` (both the resampling above and the tempo
+    /// copies' `GaitSegments.atDeviceRate` read through here).
+    static func boxcarMean(_ samples: [AccelSample], cursor: inout Int, from lower: Double, before upper: Double) -> Vector? {
+        while cursor < samples.count && samples[cursor].t < lower { cursor += 1 }
+        var end = cursor
+        var sum = (0.0, 0.0, 0.0)
+        while end < samples.count && samples[end].t < upper {
+            sum = (sum.0 + samples[end].x, sum.1 + samples[end].y, sum.2 + samples[end].z)
+            end += 1
+        }
+        guard end > cursor else { return nil }
+        let n = Double(end - cursor)
+        return (sum.0 / n, sum.1 / n, sum.2 / n)
     }
 
     /// A standard normal draw (Box-Muller).
