@@ -37,14 +37,18 @@ final class AgentProcess {
     }
 
     /// `currentDirectory`: the folder stepd starts in (default: the test's own), for relative paths.
+    /// `launcher`: a command that runs stepd, e.g. `setpriv` with another uid (the temporary folder
+    /// for the socket is then writable by everyone).
     init(arguments: [String], environment: [String: String] = [:], stateDirectory: String? = nil,
-         currentDirectory: String? = nil) throws {
+         currentDirectory: String? = nil, launcher: [String] = []) throws {
         directory = NSTemporaryDirectory() + "stepd-test-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if !launcher.isEmpty { chmod(directory, 0o777) }
         socketPath = directory + "/stepd.sock"
         self.stateDirectory = stateDirectory ?? directory + "/state"
-        process.executableURL = URL(fileURLWithPath: AgentProcess.stepdPath)
-        process.arguments = ["--state-dir", self.stateDirectory, "--socket", socketPath] + arguments
+        let stepd = ["--state-dir", self.stateDirectory, "--socket", socketPath] + arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? AgentProcess.stepdPath)
+        process.arguments = launcher.isEmpty ? stepd : Array(launcher.dropFirst()) + [AgentProcess.stepdPath] + stepd
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NOTIFY_SOCKET")
         env.removeValue(forKey: "WATCHDOG_USEC")
