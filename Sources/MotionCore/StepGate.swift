@@ -488,7 +488,12 @@ struct StepGate: Sendable {
         if pendingCount > 0 {
             switch Self.chainLink(after: t - pending[pendingCount - 1], parameters: p) {
             case .doublePeak: return
-            case .afterGap: pendingCount = 0
+            case .afterGap:
+                // One stride of the walk that just ended keeps the chain (gate v2.20-F, `RecentStrideLink`).
+                if !RecentStrideLink.keepsChain(after: t - pending[pendingCount - 1], recentStepPeriod: recentStepPeriod(at: t),
+                                                locomotion: locomotion) {
+                    pendingCount = 0
+                }
             case .next:
                 // A push-off inside a slow magnitude-only walk's step does not join (gate v2.17-P).
                 if PushOffPeaks.isPushOff(t, chain: pending[0..<pendingCount], regularity: p.regularity,
