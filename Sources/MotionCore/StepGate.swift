@@ -1,9 +1,10 @@
 /// Decides which peak candidates are steps: only rhythmic gait inside windows the classifier
-/// calls locomotion counts. Candidates form a chain (no gap above `maxInterval`); once the
-/// classifier says locomotion and the last `confirmSteps` of the chain are regular, the whole
-/// regular chain is credited with its own times (late, not lost: a 10-step bout counts), and
-/// each further candidate that keeps the rhythm is credited at once. A pause longer than a few
-/// periods, or the classifier leaving locomotion, ends the run.
+/// calls locomotion counts. Candidates form a chain (no gap above `maxInterval`, or above one
+/// stride of a walk that just ended: `RecentStrideLink`); once the classifier says locomotion and
+/// the last `confirmSteps` of the chain are regular, the whole regular chain is credited with its
+/// own times (late, not lost: a 10-step bout counts), and each further candidate that keeps the
+/// rhythm is credited at once. A pause longer than a few periods, or the classifier leaving
+/// locomotion, ends the run.
 struct StepGate: Sendable {
     /// The candidates a chain waiting for confirmation keeps (the oldest go first). A chain the
     /// classifier, the faint or unsure path or arm-work evidence holds for longer than this is
@@ -488,7 +489,12 @@ struct StepGate: Sendable {
         if pendingCount > 0 {
             switch Self.chainLink(after: t - pending[pendingCount - 1], parameters: p) {
             case .doublePeak: return
-            case .afterGap: pendingCount = 0
+            case .afterGap:
+                // One stride of the walk that just ended keeps the chain (gate v2.20-F, `RecentStrideLink`).
+                if !RecentStrideLink.keepsChain(after: t - pending[pendingCount - 1], recentStepPeriod: recentStepPeriod(at: t),
+                                                locomotion: locomotion) {
+                    pendingCount = 0
+                }
             case .next:
                 // A push-off inside a slow magnitude-only walk's step does not join (gate v2.17-P).
                 if PushOffPeaks.isPushOff(t, chain: pending[0..<pendingCount], regularity: p.regularity,
