@@ -51,30 +51,33 @@ struct MagnitudeImpacts: Sendable {
 
     private var raw: [Double]
     private var rawSum = 0.0
+    /// Samples in `raw` (at most `meanLength`) and the slot of the next.
     private var rawCount = 0
+    private var rawSlot = 0
     private var detrended: [Double]
-    private var sorted: [Double]
+    /// The window's values, reordered by the quantile selection.
+    private var ranked: [Double]
     private var filled = 0
     private var head = 0
 
     init() {
         raw = [Double](repeating: 0, count: Self.meanLength)
         detrended = [Double](repeating: 0, count: Self.windowLength)
-        sorted = [Double](repeating: 0, count: Self.windowLength)
+        ranked = [Double](repeating: 0, count: Self.windowLength)
     }
 
-    /// Takes one |a| sample (g) at the engine's rate.
+    /// Takes one |a| sample (g) at the engine's rate (every sample: the rings wrap by comparison,
+    /// not by division).
     mutating func push(_ magnitude: Double) {
-        let slot = rawCount % Self.meanLength
-        if rawCount >= Self.meanLength { rawSum -= raw[slot] }
-        raw[slot] = magnitude
+        if rawCount == Self.meanLength { rawSum -= raw[rawSlot] } else { rawCount += 1 }
+        raw[rawSlot] = magnitude
         rawSum += magnitude
-        rawCount += 1
+        rawSlot = rawSlot + 1 == Self.meanLength ? 0 : rawSlot + 1
         // Until the running mean spans its length, a sample is detrended by too few (the first
         // seconds after a restart would all sit at the median).
-        guard rawCount >= Self.meanLength else { return }
+        guard rawCount == Self.meanLength else { return }
         detrended[head] = magnitude - rawSum / Double(Self.meanLength)
-        head = (head + 1) % Self.windowLength
+        head = head + 1 == Self.windowLength ? 0 : head + 1
         filled = min(filled + 1, Self.windowLength)
     }
 
@@ -83,17 +86,24 @@ struct MagnitudeImpacts: Sendable {
         guard filled == Self.windowLength else { return nil }
         var sum = 0.0, squares = 0.0
         for i in 0..<Self.windowLength {
-            sorted[i] = detrended[i]
+            ranked[i] = detrended[i]
             sum += detrended[i]
             squares += detrended[i] * detrended[i]
         }
         let n = Double(Self.windowLength)
         let variance = squares / n - (sum / n) * (sum / n)
         guard variance >= Self.minimumSpread * Self.minimumSpread else { return nil }
-        sorted.sort()
-        func quantile(_ q: Double) -> Double { sorted[Int((q * (n - 1)).rounded())] }
-        let median = quantile(0.5)
-        let above = max(quantile(0.95) - median, 1e-4), below = max(median - quantile(0.05), 1e-4)
+        // Only three order statistics are read: select them (the same values a sort would give)
+        // rather than sort the window, and without the sort's scratch allocation.
+        let lowIndex = Self.quantileIndex(0.05), medianIndex = Self.quantileIndex(0.5), highIndex = Self.quantileIndex(0.95)
+        let (low, median, high) = ranked.withUnsafeMutableBufferPointer { values in
+            OrderStatistics.select(medianIndex, in: values, from: 0, to: values.count)
+            // Now every value before the median is at most it and every value after at least it.
+            OrderStatistics.select(lowIndex, in: values, from: 0, to: medianIndex)
+            OrderStatistics.select(highIndex, in: values, from: medianIndex + 1, to: values.count)
+            return (values[lowIndex], values[medianIndex], values[highIndex])
+        }
+        let above = max(high - median, 1e-4), below = max(median - low, 1e-4)
         return log10(above / below)
     }
 
@@ -119,10 +129,14 @@ struct MagnitudeImpacts: Sendable {
         return asymmetry < Self.ceiling
     }
 
+    /// The index of quantile `q` in the window's sorted values (the nearest rank).
+    private static func quantileIndex(_ q: Double) -> Int { Int((q * Double(windowLength - 1)).rounded()) }
+
     mutating func reset() {
         reading.clear()
         rawSum = 0
         rawCount = 0
+        rawSlot = 0
         filled = 0
         head = 0
     }

@@ -22,20 +22,30 @@ struct TreeEnsemble: Sendable, Equatable {
     /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
     func probabilities(_ x: [Double], into probabilities: inout [Double]) {
         for k in 0..<classCount { probabilities[k] = base[k] }
+        // Unchecked reads (the trainer writes node and feature indices in range, and a fold model's
+        // are checked when it is read), and each tree's class counted along rather than divided
+        // out: this runs every window.
+        precondition(x.count >= featureCount && probabilities.count >= classCount)
+        x.withUnsafeBufferPointer { x in
         feature.withUnsafeBufferPointer { feature in
-            threshold.withUnsafeBufferPointer { threshold in
-                left.withUnsafeBufferPointer { left in
-                    right.withUnsafeBufferPointer { right in
-                        for tree in 0..<roots.count {
-                            var node = Int(roots[tree])
-                            while feature[node] >= 0 {
-                                node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
-                            }
-                            probabilities[tree % classCount] += learningRate * threshold[node]
-                        }
-                    }
+        threshold.withUnsafeBufferPointer { threshold in
+        left.withUnsafeBufferPointer { left in
+        right.withUnsafeBufferPointer { right in
+        probabilities.withUnsafeMutableBufferPointer { scores in
+            var treeClass = 0
+            for root in roots {
+                var node = Int(root)
+                while feature[node] >= 0 {
+                    node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
                 }
+                scores[treeClass] += learningRate * threshold[node]
+                treeClass = treeClass + 1 == classCount ? 0 : treeClass + 1
             }
+        }
+        }
+        }
+        }
+        }
         }
         var highest = -Double.infinity
         for k in 0..<classCount { highest = max(highest, probabilities[k]) }

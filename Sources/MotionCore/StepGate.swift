@@ -634,14 +634,16 @@ struct StepGate: Sendable {
         // A chain out of a minute of magnitude-only desk work needs as many as an unsure one (gate v2.18-Q).
         // A short bout whose last candidates keep time is released (gate v2.18-D, `SteadyDeskBout`).
         let magnitudeOnly = window?.magnitudeOnly == true
+        // Read by both holds below, each only when it needs it: evaluated at most once.
+        lazy var keepsTime = chainKeepsTime()
         let desk = deskMinute.holdsBack(magnitudeOnly: magnitudeOnly, sinceLastStep: pending[last] - lastCreditedStep,
                                         confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0,
-                                        keepsTime: chainKeepsTime())
+                                        keepsTime: keepsTime)
         // On magnitude-only input the drive context releases a chain as the desk minute does (gate v2.19-B).
         let drive = ReleasedMagnitudeChains.driveHolds(afterDrive: afterDrive(at: pending[last]), magnitudeOnly: magnitudeOnly,
                                                        showsWalk: DeskMinute.showsWalk(confident: !unsure,
                                                                                        strideCorrelation: window?.strideCorrelation ?? 0,
-                                                                                       keepsTime: chainKeepsTime()))
+                                                                                       keepsTime: keepsTime))
         let factor = max(unsure || desk ? Self.unsureFactor : 1, drive ? Self.afterDriveFactor : 1)
         var needed = min(factor * p.confirmSteps, Self.capacity)
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain

@@ -22,7 +22,7 @@ struct WindowFeatures: Sendable {
     static let stepLags = 7...19
     static let strideLags = 19...50
     /// Goertzel frequencies for the dominant frequency: 0.6-4.0 Hz in 0.2 Hz steps.
-    static let frequencyCount = 18  // a multiple of 6 (six per pass)
+    static let frequencyCount = 18  // 8 + 8 + 2 (the lanes of `compute`'s passes)
     static func frequency(_ k: Int) -> Double { 0.6 + 0.2 * Double(k) }
 
     static let names: [String] = [
@@ -128,7 +128,7 @@ struct WindowFeatures: Sendable {
         var best = -1.0, bestLag = lags.lowerBound
         guard energy > 1e-12 else { return (0, bestLag) }
         for lag in stride(from: lags.lowerBound, through: lags.upperBound, by: step) {
-            let value = autocorrelation(signal, lag: lag, energy: energy)
+            let value = Self.autocorrelation(signal, lag: lag, energy: energy)
             if value > best {
                 best = value
                 bestLag = lag
@@ -137,27 +137,34 @@ struct WindowFeatures: Sendable {
         return (best, bestLag)
     }
 
+    /// Normalised autocorrelation of `signal` (centred, at least `windowLength` values) at `lag`.
     @inline(__always)
-    private func autocorrelation(_ signal: [Double], lag: Int, energy: Double) -> Double {
+    static func autocorrelation(_ signal: [Double], lag: Int, energy: Double) -> Double {
         let n = Self.windowLength
-        guard energy > 1e-12, lag < n else { return 0 }
+        guard energy > 1e-12, lag >= 0, lag < n else { return 0 }
         let sum = signal.withUnsafeBufferPointer { s -> Double in
-            // Four partial sums: independent additions instead of one long dependency chain.
+            // Four partial sums (k = 0, 1, 2, 3 mod 4) as two pairs of SIMD lanes: independent
+            // additions instead of one long dependency chain, each lane the same IEEE operations
+            // in the same order as a scalar loop. `signal` holds at least n values (the window), so
+            // no index below overflows or leaves it.
+            guard let x = s.baseAddress, s.count >= n else { return 0 }
+            let y = x + lag
             let count = n - lag
-            var a = 0.0, b = 0.0, c = 0.0, d = 0.0
+            var ab = SIMD2<Double>(), cd = SIMD2<Double>()
             var k = 0
-            while k + 4 <= count {
-                a += s[k] * s[k + lag]
-                b += s[k + 1] * s[k + 1 + lag]
-                c += s[k + 2] * s[k + 2 + lag]
-                d += s[k + 3] * s[k + 3 + lag]
-                k += 4
+            while k &+ 4 <= count {
+                let x01 = SIMD2<Double>(x[k], x[k &+ 1]), y01 = SIMD2<Double>(y[k], y[k &+ 1])
+                let x23 = SIMD2<Double>(x[k &+ 2], x[k &+ 3]), y23 = SIMD2<Double>(y[k &+ 2], y[k &+ 3])
+                ab += x01 * y01
+                cd += x23 * y23
+                k &+= 4
             }
+            var a = ab[0]
             while k < count {
-                a += s[k] * s[k + lag]
-                k += 1
+                a += x[k] * y[k]
+                k &+= 1
             }
-            return (a + b) + (c + d)
+            return (a + ab[1]) + (cd[0] + cd[1])
         }
         // Unbiased: scaled by the overlap so long lags are not penalised.
         return sum / energy * Double(n) / Double(n - lag)
@@ -220,37 +227,26 @@ struct WindowFeatures: Sendable {
 
         // Dominant frequency of |a| (Goertzel over 0.6-4 Hz).
         var bestPower = 0.0, bestFrequency = 0.0, powerSum = 0.0
-        // Six frequencies per pass: the recurrences are independent, so they run side by side.
-        var f = 0
-        while f < Self.frequencyCount {
-            var c = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-            goertzelCoefficients.withUnsafeBufferPointer { g in c = (g[f], g[f + 1], g[f + 2], g[f + 3], g[f + 4], g[f + 5]) }
-            var s1 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), s2 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-            scratch.withUnsafeBufferPointer { x in
-                for k in 0..<n {
-                    let v = x[k]
-                    let s0 = (v + c.0 * s1.0 - s2.0, v + c.1 * s1.1 - s2.1, v + c.2 * s1.2 - s2.2,
-                              v + c.3 * s1.3 - s2.3, v + c.4 * s1.4 - s2.4, v + c.5 * s1.5 - s2.5)
-                    s2 = s1
-                    s1 = s0
-                }
+        func consider(_ a: Double, _ b: Double, _ coefficient: Double, _ index: Int) {
+            let power = a * a + b * b - coefficient * a * b
+            powerSum += power
+            if power > bestPower {
+                bestPower = power
+                bestFrequency = Self.frequency(index)
             }
-            func consider(_ a: Double, _ b: Double, _ coefficient: Double, _ index: Int) {
-                let power = a * a + b * b - coefficient * a * b
-                powerSum += power
-                if power > bestPower {
-                    bestPower = power
-                    bestFrequency = Self.frequency(index)
-                }
-            }
-            consider(s1.0, s2.0, c.0, f)
-            consider(s1.1, s2.1, c.1, f + 1)
-            consider(s1.2, s2.2, c.2, f + 2)
-            consider(s1.3, s2.3, c.3, f + 3)
-            consider(s1.4, s2.4, c.4, f + 4)
-            consider(s1.5, s2.5, c.5, f + 5)
-            f += 6
         }
+        // Eight frequencies per pass, one SIMD lane each (the last two in a pass of two): the
+        // recurrences are independent, so they run side by side, and each lane does the scalar
+        // loop's IEEE operations in its order, so the powers are bit for bit the same.
+        func pass<Lanes: SIMD>(from first: Int, _ lanes: Lanes.Type) where Lanes.Scalar == Double {
+            var c = Lanes()
+            for lane in 0..<Lanes.scalarCount { c[lane] = goertzelCoefficients[first + lane] }
+            let (s1, s2) = scratch.withUnsafeBufferPointer { x in Self.goertzel(x, count: n, coefficients: c) }
+            for lane in 0..<Lanes.scalarCount { consider(s1[lane], s2[lane], c[lane], first + lane) }
+        }
+        pass(from: 0, SIMD8<Double>.self)
+        pass(from: 8, SIMD8<Double>.self)
+        pass(from: 16, SIMD2<Double>.self)
         let dominantShare = powerSum > 1e-12 ? bestPower / powerSum : 0
         // Power of a sinusoid at a bin: (N A / 2)^2 with variance A^2 / 2.
         let dominantOfTotal = variance > 1e-12 ? min(2 * bestPower / (nd * nd) / variance, 1) : 0
@@ -261,7 +257,7 @@ struct WindowFeatures: Sendable {
         for k in 0..<n { energy += scratch[k] * scratch[k] }
         let step = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
         let strideLag = bestAutocorrelation(scratch, lags: Self.strideLags, step: 2, energy: energy)
-        let doubleStep = autocorrelation(scratch, lag: 2 * step.lag, energy: energy)
+        let doubleStep = Self.autocorrelation(scratch, lag: 2 * step.lag, energy: energy)
 
         // Step candidates inside the window, and their intervals over the last `longSpan` too: a
         // slow walk's steps keep their rhythm from one window to the next, arm work at a desk or
@@ -394,6 +390,20 @@ struct WindowFeatures: Sendable {
         let na = (ax * ax + ay * ay + az * az).squareRoot(), nb = (bx * bx + by * by + bz * bz).squareRoot()
         guard na > 1e-9, nb > 1e-9 else { return 0 }
         return acos(min(max((ax * bx + ay * by + az * bz) / (na * nb), -1), 1))
+    }
+
+    /// The Goertzel recurrence s0 = x + c s1 - s2 over the first `count` values of `x`, one
+    /// frequency per lane of `c`; returns the last s1 and s2.
+    @inline(__always)
+    static func goertzel<Lanes: SIMD>(_ x: UnsafeBufferPointer<Double>, count: Int,
+                                              coefficients c: Lanes) -> (Lanes, Lanes) where Lanes.Scalar == Double {
+        var s1 = Lanes(), s2 = Lanes()
+        for k in 0..<count {
+            let s0 = Lanes(repeating: x[k]) + c * s1 - s2
+            s2 = s1
+            s1 = s0
+        }
+        return (s1, s2)
     }
 
     private static func median5(_ v: (Double, Double, Double, Double, Double)) -> Double {
