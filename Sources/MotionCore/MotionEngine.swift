@@ -230,6 +230,8 @@ public struct MotionEngine: Sendable {
                                   noiseFloor: classifier.sensorNoiseFloor ?? 0, stepping: stepping, at: t)
         let locomotion = classifier.locomotion
         gate.deskMinute.observe(values: features.values, magnitudeOnly: features.magnitudeOnly, locomotion: locomotion)
+        gate.creditDeskBoutAtRest(resting: !MovingMagnitude.isMoving(features.values), magnitudeOnly: features.magnitudeOnly, end: t,
+                                  steps: &credited)
         let windowStart = t - Double(WindowFeatures.windowLength) / Self.internalRate
         if locomotion >= Self.locomotionOn {
             gate.locomotionConfirmed(since: windowStart, steps: &credited)

@@ -190,6 +190,8 @@ struct StepGate: Sendable {
     var deskMinute = DeskMinute()
     /// The last credited step, -infinity before any and after a gap (`DeskMinute.quietSeconds`).
     private var lastCreditedStep = -Double.infinity
+    /// The last chain the desk minute held, credited if the wrist then comes to rest (`DeskBoutAtRest`, gate v2.20-B).
+    private(set) var deskBoutAtRest = DeskBoutAtRest()
 
     /// One 25 Hz sample, for `UpwardPeaks`, `CirclingArmWork` and `MagnitudeImpacts` (the engine, every sample,
     /// before the window it closes).
@@ -326,6 +328,7 @@ struct StepGate: Sendable {
         roadEvidence.reset()
         deskMinute.reset()
         lastCreditedStep = -Double.infinity
+        deskBoutAtRest.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
@@ -644,6 +647,11 @@ struct StepGate: Sendable {
                                                        showsWalk: DeskMinute.showsWalk(confident: !unsure,
                                                                                        strideCorrelation: window?.strideCorrelation ?? 0,
                                                                                        keepsTime: keepsTime))
+        // A held chain whose last candidates are regular is kept, credited if the wrist comes to rest (gate v2.20-B).
+        if desk && !unsure && pendingCount >= p.confirmSteps && isRegular(from: pendingCount - p.confirmSteps, to: last) {
+            let first = pendingCount - p.confirmSteps
+            deskBoutAtRest.hold(pending[regularStart(from: first, mean: (pending[last] - pending[first]) / Double(p.confirmSteps - 1))...last])
+        }
         let factor = max(unsure || desk ? Self.unsureFactor : 1, drive ? Self.afterDriveFactor : 1)
         var needed = min(factor * p.confirmSteps, Self.capacity)
         // A slow rhythm in the window (dominant frequency below the step lags' rate): the chain
@@ -676,7 +684,7 @@ struct StepGate: Sendable {
             return
         }
         // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
-        while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= p.regularity * mean { first -= 1 }
+        first = regularStart(from: first, mean: mean)
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
@@ -730,6 +738,27 @@ struct StepGate: Sendable {
         lastStep = pending[last]
         lastCreditedStep = lastStep
         runStart = pending[first]
+        pendingCount = 0
+    }
+
+    /// The earliest pending candidate before `first` from which every interval up to `first` is within
+    /// the regularity of `mean`: the chain before the confirming steps that keeps their rhythm.
+    private func regularStart(from first: Int, mean: Double) -> Int {
+        var first = first
+        while first > 0 && abs(pending[first] - pending[first - 1] - mean) <= parameters.regularity * mean { first -= 1 }
+        return first
+    }
+
+    /// The window ending at `end` (the engine, every window): a chain the desk minute held is credited
+    /// when the wrist comes to rest after it with no other chain between (`DeskBoutAtRest`, gate v2.20-B).
+    /// `resting`: the window's |a| spread is below `MovingMagnitude`'s 0.02 g.
+    mutating func creditDeskBoutAtRest(resting: Bool, magnitudeOnly: Bool, end: Double, steps: inout [Double]) {
+        guard let last = deskBoutAtRest.last,
+              deskBoutAtRest.creditsAtRest(resting: resting, magnitudeOnly: magnitudeOnly, end: end, walking: walking,
+                                           lastCredited: lastCreditedStep, chainStart: pendingCount > 0 ? pending[0] : nil)
+        else { return }
+        deskBoutAtRest.take(into: &steps)
+        lastCreditedStep = last
         pendingCount = 0
     }
 

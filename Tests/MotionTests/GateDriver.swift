@@ -55,9 +55,11 @@ func walkingThreeAxisWindow() -> StepGate.WindowCadence {
 /// the engine every window); nil: never.
 /// `confirms`: whether the classifier calls the window ending at a time locomotion (confirms it);
 /// every window by default.
+/// `restWindows`: windows after the closing one (with `closingWindow`), in which a chain the desk minute
+/// held may be credited at rest (`DeskBoutAtRest`, fed by `desk` as the engine feeds it).
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
-                   closingWindow: Bool = false, locomotion: (Double) -> Bool = { _ in true },
+                   closingWindow: Bool = false, restWindows: Int = 0, locomotion: (Double) -> Bool = { _ in true },
                    confirms: (Double) -> Bool = { _ in true },
                    sample: ((Double) -> (x: Double, y: Double, z: Double))? = nil,
                    magnitude: ((Double) -> Double)? = nil,
@@ -87,6 +89,8 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
         if let desk {
             let reading = desk(end)
             gate.deskMinute.observe(values: reading.values, magnitudeOnly: reading.magnitudeOnly, locomotion: reading.locomotion)
+            gate.creditDeskBoutAtRest(resting: !MovingMagnitude.isMoving(reading.values), magnitudeOnly: reading.magnitudeOnly,
+                                      end: end, steps: &credited)
         }
         if confirms(end) { gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited) }
     }
@@ -99,7 +103,12 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
         gate.advance(to: t)
         gate.offer(t, locomotion: locomotion(next), steps: &credited)
     }
-    if closingWindow { windowEnds(at: next) }
+    if closingWindow {
+        for _ in 0...restWindows {
+            windowEnds(at: next)
+            next += 1
+        }
+    }
     return credited.count
 }
 
