@@ -192,6 +192,8 @@ struct StepGate: Sendable {
     private var lastCreditedStep = -Double.infinity
     /// The last chain the desk minute held, credited if the wrist then comes to rest (`DeskBoutAtRest`, gate v2.20-B).
     private(set) var deskBoutAtRest = DeskBoutAtRest()
+    /// Minutes of magnitude-only movement with no walk open the drive context on |a| (`MovementWithoutWalk`, gate v2.20-V).
+    private(set) var movementWithoutWalk = MovementWithoutWalk()
 
     /// One 25 Hz sample, for `UpwardPeaks`, `CirclingArmWork` and `MagnitudeImpacts` (the engine, every sample,
     /// before the window it closes).
@@ -329,10 +331,12 @@ struct StepGate: Sendable {
         deskMinute.reset()
         lastCreditedStep = -Double.infinity
         deskBoutAtRest.reset()
+        movementWithoutWalk.reset()
     }
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
     mutating func endRun() {
+        if walking { movementWithoutWalk.noteRunEnd(showedGait: gaitShownAt >= runStart, lastStep: lastStep) }
         if walking && runSteps >= Self.recentMinSteps {
             recentPeriod = period
             recentPeriodTime = lastStep
@@ -643,7 +647,10 @@ struct StepGate: Sendable {
                                         confident: !unsure, strideCorrelation: window?.strideCorrelation ?? 0,
                                         keepsTime: keepsTime)
         // On magnitude-only input the drive context releases a chain as the desk minute does (gate v2.19-B).
-        let drive = ReleasedMagnitudeChains.driveHolds(afterDrive: afterDrive(at: pending[last]), magnitudeOnly: magnitudeOnly,
+        // Minutes of |a| movement with no walk are a drive's context too (gate v2.20-V).
+        let driveContext = afterDrive(at: pending[last])
+            || movementWithoutWalk.holds(magnitudeOnly: magnitudeOnly, movingWindows: impacts.reading.windows, at: pending[last])
+        let drive = ReleasedMagnitudeChains.driveHolds(afterDrive: driveContext, magnitudeOnly: magnitudeOnly,
                                                        showsWalk: DeskMinute.showsWalk(confident: !unsure,
                                                                                        strideCorrelation: window?.strideCorrelation ?? 0,
                                                                                        keepsTime: keepsTime))
@@ -664,7 +671,7 @@ struct StepGate: Sendable {
         // count the hold asked for, so a bout regular as a whole is credited whole (gate v2.19-B).
         if magnitudeOnly && !unsure {
             let holds = max(deskMinute.judges(magnitudeOnly: true, sinceLastStep: pending[last] - lastCreditedStep) ? Self.unsureFactor : 1,
-                            afterDrive(at: pending[last]) ? Self.afterDriveFactor : 1)
+                            driveContext ? Self.afterDriveFactor : 1)
             let held = min(holds * p.confirmSteps, Self.capacity)
             if held > needed {
                 needed = ReleasedMagnitudeChains.checkedSpan(needed: needed, held: held, waiting: pendingCount) { span in
