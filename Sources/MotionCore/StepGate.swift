@@ -377,10 +377,13 @@ struct StepGate: Sendable {
     /// from one minute to the next, while the window's reading flips on a 1 % longer period
     /// (clock drift, regular 12.5 Hz stamps) or at brisk tempo, where the band repeats best at
     /// the stride. Only a clear step rhythm at the interval itself stands against it.
+    /// Between `BriskSteps.rememberedStrideFloor` and `readStrideFloor` (200-240 steps/min) only
+    /// the walk memory calls an interval a stride (gate v2.20-R).
     func isStride(_ interval: Double, at t: Double) -> Bool {
-        guard interval >= 0.6 else { return false }
+        guard interval >= BriskSteps.rememberedStrideFloor else { return false }
         if let evidence = window {
-            if evidence.stepCorrelation >= 0.3 && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2 { return true }
+            if interval >= BriskSteps.readStrideFloor && evidence.stepCorrelation >= 0.3
+                && abs(evidence.stepLag - interval / 2) <= 0.2 * interval / 2 { return true }
             if evidence.stepCorrelation >= Self.strongStepCorrelation && abs(evidence.stepLag - interval) <= 0.2 * interval
                 && evidence.frequencyMatches(interval, tolerance: 0.2) { return false }
         } else if interval >= parameters.strideInterval {
@@ -462,7 +465,9 @@ struct StepGate: Sendable {
             // double interval holds a step down to `provenFillMinPeriod`, and in a stride run a
             // peak interval is a stride within the tolerance a step interval gets.
             let gaitShown = runSteps >= Self.recentMinSteps && gaitShownAt >= runStart
-            let fillFloor = gaitShown ? min(p.fillMinPeriod, Self.provenFillMinPeriod) : p.fillMinPeriod
+            // Gate v2.20-R: on three-axis windows down to a 214 steps/min period (`BriskSteps`).
+            let baseFloor = BriskSteps.fillFloor(p.fillMinPeriod, threeAxis: window?.threeAxis == true)
+            let fillFloor = gaitShown ? min(baseFloor, Self.provenFillMinPeriod) : baseFloor
             let doubleTolerance = (strideRun && gaitShown ? 2 : 1) * p.regularity * period
             if multiple == 2 && (period >= fillFloor || strideRun) && abs(dt - 2 * period) <= doubleTolerance {
                 // Only where the band does not refute the period is the step in between credited;
