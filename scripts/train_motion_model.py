@@ -468,6 +468,20 @@ def score_folds(fold_name, counts, datasets):
 def main():
     global ROUNDS, DEPTH, RATE, SEED
     args = sys.argv[1:]
+    # Anything else would start a full training run that rewrites the shipped model file.
+    if '-h' in args or '--help' in args:
+        print(__doc__.split('\n\n')[0] + '\n\n' + __doc__.split('\n\n')[1])
+        return
+    valued = ('--keep-folds', '--stepctl', '--data', '--seed', '--size')
+    flags = ('--check', '--no-cv', '--reuse')
+    i = 0
+    while i < len(args):
+        if args[i] in valued and i + 1 < len(args):
+            i += 2
+        elif args[i] in flags:
+            i += 1
+        else:
+            sys.exit(f'train_motion_model.py: unknown option or missing value: {args[i]} (see --help)')
     if '--check' in args:
         check()
         return
