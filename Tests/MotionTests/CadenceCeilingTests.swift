@@ -5,14 +5,6 @@ import Testing
 /// (gate v2.17-T): peaks that come late for a while (the band giving one peak per stride now and
 /// then) no longer drag the period to the stride, so the strides that follow still count two steps.
 @Suite struct CadenceCeilingRule {
-    /// A window of a brisk walk: the band repeats at the step lag and, stride after stride, at a
-    /// stride lag; the dominant frequency is the step rate.
-    private func briskWindow(period: Double) -> StepGate.WindowCadence {
-        var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: period, dominantFrequency: 1 / period)
-        window.strideCorrelation = 0.8
-        return window
-    }
-
     /// `steps` peaks `period` apart, then each stretch of (count, interval) peaks.
     private func peaks(steps: Int, period: Double, then stretches: [(Int, Double)]) -> [Double] {
         var times = (0..<steps).map { 0.5 + period * Double($0) }
@@ -30,7 +22,7 @@ import Testing
         // 100 steps at 0.42 s (143 steps/min), 12 peaks 0.55 s apart and 12 at 0.58 s (intervals
         // of 1.3-1.4 periods, each one step), then 40 strides of 0.9 s: two steps each.
         let walk = peaks(steps: 100, period: 0.42, then: [(12, 0.55), (12, 0.58), (40, 0.9)])
-        let steps = counted(walk, window: briskWindow(period: 0.45))
+        let steps = counted(walk, window: gaitWindow(period: 0.45))
         #expect(abs(steps - (100 + 24 + 80)) <= 3)
     }
 
@@ -38,7 +30,7 @@ import Testing
         // 100 steps at 0.42 s, then 60 at 0.52 s (1.24 times): within the ceiling, every peak
         // one step and no double interval invented.
         let walk = peaks(steps: 100, period: 0.42, then: [(60, 0.52)])
-        #expect(counted(walk, window: briskWindow(period: 0.45)) == 160)
+        #expect(counted(walk, window: gaitWindow(period: 0.45)) == 160)
     }
 
     @Test func theCeilingIsSetAtTheRunsEightiethStep() {

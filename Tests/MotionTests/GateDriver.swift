@@ -29,6 +29,14 @@ func slowPeaks(_ count: Int) -> [Double] {
     }
 }
 
+/// A walk's window at a `period` s step: the band repeats at the step and, stride after stride, at the
+/// stride lag; the dominant frequency is the step rate.
+func gaitWindow(period: Double) -> StepGate.WindowCadence {
+    var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: period, dominantFrequency: 1 / period)
+    window.strideCorrelation = 0.8
+    return window
+}
+
 /// A three-axis window whose band shows a 0.6 s cadence and the gait, with a vertical share
 /// above the floor: every window-level rule passes, so only the sample-level rules judge.
 func walkingThreeAxisWindow() -> StepGate.WindowCadence {

@@ -5,13 +5,6 @@ import Testing
 /// 1.4-1.6 s, keeps its chain within one stride of the ended walk's step period, so the run
 /// restarts at that cadence (gate v2.20-F).
 @Suite struct RecentStrideLinkRule {
-    /// A walk's window at a `period` s step: the band repeats at the step and the stride.
-    private func walkWindow(period: Double) -> StepGate.WindowCadence {
-        var window = StepGate.WindowCadence(stepCorrelation: 0.8, stepLag: period, dominantFrequency: 1 / period)
-        window.strideCorrelation = 0.8
-        return window
-    }
-
     /// The quiet walk's window as `bangle-hughb-walk-1834` slowed to ~80 steps/min shows it after its
     /// run ended: no step repeat (the shortest lag, autocorrelation about 0.05), dominant frequency
     /// the stride rate.
@@ -32,7 +25,7 @@ import Testing
     private func counted(_ peaks: [Double], walkPeriod: Double = 0.75, locomotionAfterWalk: Bool = true, walkEnds: Double) -> Int {
         creditedSteps(peaks, firstWindow: 1, closingWindow: true,
                       locomotion: { t in t <= walkEnds || locomotionAfterWalk }) { end in
-            end <= walkEnds ? walkWindow(period: walkPeriod) : quietWindow()
+            end <= walkEnds ? gaitWindow(period: walkPeriod) : quietWindow()
         }
     }
 
