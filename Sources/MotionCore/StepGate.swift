@@ -179,9 +179,11 @@ struct StepGate: Sendable {
     private(set) var circling = CirclingArmWork()
     /// Arm work whose wrist wanders far while its quick changes turn (`WanderingTilt`, gate v2.19-W): the same wait.
     private(set) var wanderingTilt = WanderingTilt()
-    /// The last window of 25 Hz samples and a few more, read by `UpwardPeaks` and `CirclingArmWork`.
+    /// The last window of 25 Hz samples and a few more, read by `UpwardPeaks` and `CirclingArmWork`
+    /// (the newest window), and over a chain's span by `SlowRhythmAcrossGravity` (12 s: a chain of 7-13
+    /// candidates 0.8-1 s apart and its lead; 7 s left 10 more false steps per synthetic arm-busy hour).
     private(set) var recentSamples = SampleRing(capacity: Self.recentSampleCapacity)
-    static let recentSampleCapacity = 128
+    static let recentSampleCapacity = 300
     /// The time (s) of the newest sample in `recentSamples`.
     private(set) var newestSampleTime = 0.0
     /// Magnitude-only arm work without impacts (`MagnitudeImpacts`, gate v2.15-B): the same wait.
@@ -703,6 +705,10 @@ struct StepGate: Sendable {
         if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || swingAligned.holdsBack
             || circling.holdsBack(turning: turningArmWork) || wanderingTilt.holdsBack(turning: turningJerk))
             && recentStepPeriod(at: pending[last]) == nil { return }
+        // A slow rhythm that pushes the hand across gravity is arm work (gate v2.21-S, `SlowRhythmAcrossGravity`).
+        if window?.magnitudeOnly != true && recentStepPeriod(at: pending[last]) == nil
+            && SlowRhythmAcrossGravity.holdsBack(meanInterval: (pending[last] - pending[first]) / Double(last - first),
+                                                 chainStart: pending[first], samples: recentSamples, newest: newestSampleTime) { return }
         let stepPeriod = isStride(mean, at: pending[last]) ? mean / 2 : mean
         if armWork.holdsBack(stepPeriod: stepPeriod) || impacts.holdsBack(stepPeriod: stepPeriod, balance: armWork.balance) { return }
         // After a run that ended as arm work, a chain waits for a window showing the gait.
