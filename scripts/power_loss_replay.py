@@ -276,15 +276,14 @@ def dump_ledger(image_path, state_dir, dump):
 def count_crash_windows(entries):
     """(flush windows holding a write, flushes the replay checks): the walk of main()'s replay loop."""
     windows_with_writes = flush_checks = 0
-    window_writes = dirty = False
+    window_writes = False
     for entry in entries:
         if entry.flags & MARK:
             continue
         if entry.flags & FLUSH or entry.flags & FUA:
             windows_with_writes += window_writes
-            dirty = dirty or window_writes or bool(entry.writes)
-            flush_checks += dirty
-            window_writes = dirty = False
+            flush_checks += window_writes or bool(entry.writes)
+            window_writes = False
             continue
         window_writes = window_writes or bool(entry.writes)
     return windows_with_writes, flush_checks

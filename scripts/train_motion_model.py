@@ -476,7 +476,7 @@ def main():
     flags = ('--check', '--no-cv', '--reuse')
     i = 0
     while i < len(args):
-        if args[i] in valued and i + 1 < len(args):
+        if args[i] in valued and i + 1 < len(args) and not args[i + 1].startswith('-'):
             i += 2
         elif args[i] in flags:
             i += 1

@@ -19,6 +19,27 @@ struct TreeEnsemble: Sendable, Equatable {
     let left: [Int32]
     let right: [Int32]
 
+    /// Whether node arrays can be evaluated without reading out of range or looping: every index a
+    /// whole number in range (`Int32(_:)` truncates, so 0.5 would become a self-loop), and children
+    /// after their parent, as the trainer lays trees out. `probabilities` reads the arrays unchecked
+    /// on this promise; fold models are checked when read, the generated file by a test.
+    static func isWellFormed(classCount: Int, featureCount: Int, roots: [Double], feature: [Double],
+                             left: [Double], right: [Double]) -> Bool {
+        let nodes = Double(feature.count)
+        func isNode(_ index: Double) -> Bool { index >= 0 && index < nodes && index == index.rounded() }
+        guard classCount > 0, roots.count % classCount == 0, roots.allSatisfy(isNode),
+              [left.count, right.count].allSatisfy({ $0 == feature.count }) else { return false }
+        for i in 0..<feature.count {
+            guard feature[i] >= 0 else {
+                if feature[i] != -1 { return false }
+                continue
+            }
+            guard feature[i] < Double(featureCount), feature[i] == feature[i].rounded(), isNode(left[i]), isNode(right[i]),
+                  left[i] > Double(i), right[i] > Double(i) else { return false }
+        }
+        return true
+    }
+
     /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
     func probabilities(_ x: [Double], into probabilities: inout [Double]) {
         for k in 0..<classCount { probabilities[k] = base[k] }
@@ -112,19 +133,10 @@ public struct MotionModel: Sendable, Equatable {
                 throw .invalid("'\(name)' was fitted on \(count.doubleValue.map { String(Int($0)) } ?? "?") features, this engine computes \(features): refit it (scripts/train_motion_model.py)")
             }
         }
-        let nodes = Double(feature.count)
-        // Every index in range, so evaluation cannot trap on a broken file.
-        func inRange(_ index: Double) -> Bool { index >= 0 && index < nodes }
-        var valid = roots.count % classCount == 0 && roots.allSatisfy(inRange)
-        for i in 0..<feature.count where valid {
-            if feature[i] >= 0 {
-                // Children come after their parent (as the trainer lays trees out): no cycles.
-                valid = feature[i] < Double(features) && inRange(left[i]) && inRange(right[i]) && left[i] > Double(i) && right[i] > Double(i)
-            } else {
-                valid = feature[i] == -1
-            }
+        guard TreeEnsemble.isWellFormed(classCount: classCount, featureCount: features, roots: roots,
+                                        feature: feature, left: left, right: right) else {
+            throw .invalid("'\(name)' has a node index or feature index out of range")
         }
-        guard valid else { throw .invalid("'\(name)' has a node index or feature index out of range") }
         return TreeEnsemble(
             classCount: classCount, featureCount: features, base: base, learningRate: rate,
             roots: roots.map { Int32($0) }, feature: feature.map { Int16($0) }, threshold: threshold,

@@ -5,7 +5,7 @@ enum OrderStatistics {
     /// every value before it is at most that and every value after it at least that (Hoare's
     /// selection, a median-of-three pivot, Lomuto partitions). The values must not be NaN.
     static func select(_ k: Int, in values: UnsafeMutableBufferPointer<Double>, from lower: Int, to upper: Int) {
-        precondition(lower <= k && k < upper && upper <= values.count, "index out of the range")
+        precondition(0 <= lower && lower <= k && k < upper && upper <= values.count, "index out of the range")
         var low = lower, high = upper - 1
         while low < high {
             // The median of the first, middle and last value goes last, as the pivot.

@@ -1,6 +1,6 @@
-/// The last few seconds of 25 Hz three-axis samples and their |a|, for the gate rules that read the
-/// signal around the step candidates (`UpwardPeaks`, `CirclingArmWork`): a fixed ring, no
-/// allocation per sample.
+/// The last seconds of 25 Hz three-axis samples and their |a|, for the gate rules that read the
+/// signal around the step candidates (`UpwardPeaks`, `CirclingArmWork` and others the newest window,
+/// `SlowRhythmAcrossGravity` a chain's span of up to 12 s): a fixed ring, no allocation per sample.
 struct SampleRing: Sendable {
     let capacity: Int
     /// x, y, z and |a| of each slot side by side: one array, so a push checks one buffer's

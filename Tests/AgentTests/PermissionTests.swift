@@ -86,6 +86,6 @@ import Testing
         let report = try JSONParser.parse(verify.output)
         #expect(report.value(atPath: "corrupt")?.intValue == 0 && report.value(atPath: "duplicates")?.intValue == 0)
         let total = report.value(atPath: "steps")?.intValue
-        #expect(counted?.contains("\(total ?? -1) steps counted") == true, "ledger verify: \(verify.output); log: \(counted ?? "none")")
+        #expect(counted?.contains(": \(total ?? -1) steps counted") == true, "ledger verify: \(verify.output); log: \(counted ?? "none")")
     }
 }

@@ -701,6 +701,25 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
             "left": .array([.int(0)]), "right": .array([.int(0)]),
         ]
         #expect(throws: MotionModelError.self) { try MotionModel(json: model(looping)) }
+        // A fractional child index would be truncated to the node itself: refused as well.
+        let fractional: JSONValue = [
+            "base": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }), "learning_rate": .double(1),
+            "roots": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }),
+            "feature": .array([.int(0), .int(-1)]), "threshold": .array([.double(0), .double(0)]),
+            "left": .array([.double(0.5), .int(0)]), "right": .array([.int(1), .int(0)]),
+        ]
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(fractional)) }
+    }
+
+    /// `TreeEnsemble.probabilities` reads the node arrays unchecked: the generated file must keep the
+    /// promise a fold model is checked for when it is read.
+    @Test func theGeneratedModelIsWellFormed() {
+        for ensemble in [MotionModel.generated.full, MotionModel.generated.magnitudeOnly] {
+            #expect(TreeEnsemble.isWellFormed(
+                classCount: ensemble.classCount, featureCount: ensemble.featureCount,
+                roots: ensemble.roots.map(Double.init), feature: ensemble.feature.map(Double.init),
+                left: ensemble.left.map(Double.init), right: ensemble.right.map(Double.init)))
+        }
     }
 }
 
