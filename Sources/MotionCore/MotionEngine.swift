@@ -222,6 +222,7 @@ public struct MotionEngine: Sendable {
             if tempo.fast && !wasFast && !features.magnitudeOnly { gate.adoptChain(wideBand.chain) }
         }
         if let change = classifier.feed(features, gait: gate) { pendingChange = change }
+        gate.noteActivity(classifier.state.kind)
         gate.vehicleTime = classifier.lastVehicleTime
         let stepping = gate.walking || gate.waitingCandidates >= VehicleEvidence.chainLimit
         gate.vehicleEvidence.observe(smoothed: classifier.smoothed, values: features.values, magnitudeOnly: features.magnitudeOnly,

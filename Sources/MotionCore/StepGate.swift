@@ -1,3 +1,5 @@
+import StepdModel
+
 /// Decides which peak candidates are steps: only rhythmic gait inside windows the classifier
 /// calls locomotion counts. Candidates form a chain (no gap above `maxInterval`, or above one
 /// stride of a walk that just ended: `RecentStrideLink`); once the classifier says locomotion and
@@ -32,6 +34,8 @@ struct StepGate: Sendable {
     private(set) var runSwing = 0.0
     /// Intervals in a row, at low locomotion, that fit neither one step period nor two.
     private var irregularStreak = 0
+    /// Whether the activity state called the run running (gate v2.21-J, `JoggedRun`).
+    private(set) var jogged = JoggedRun()
     /// The step period of the last run that ended (whether its peaks came per step or per
     /// stride) and the time of its last step, 0 before any: a walker's cadence does not halve
     /// from one minute to the next, so it decides stride or step where the window does not.
@@ -339,7 +343,7 @@ struct StepGate: Sendable {
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
     mutating func endRun() {
         if walking { movementWithoutWalk.noteRunEnd(showedGait: gaitShownAt >= runStart, lastStep: lastStep) }
-        if walking && runSteps >= Self.recentMinSteps {
+        if walking && runSteps >= Self.recentMinSteps && jogged.teachesWalkMemory {
             recentPeriod = period
             recentPeriodTime = lastStep
         }
@@ -351,6 +355,13 @@ struct StepGate: Sendable {
         runSteps = 0
         strideRun = false
         irregularStreak = 0
+        jogged.reset()
+    }
+
+    /// The activity state's kind for the window just observed: a run called running is a jog
+    /// (`JoggedRun`, gate v2.21-J).
+    mutating func noteActivity(_ kind: ActivityKind) {
+        if walking { jogged.observe(kind) }
     }
 
     /// How long (s) after its last step an ended run's step period still decides stride or
@@ -717,6 +728,7 @@ struct StepGate: Sendable {
             return
         }
         walking = true
+        jogged.reset()
         runWindows = 0
         rhythmWindows = 0
         confirmedTime = pending[last]

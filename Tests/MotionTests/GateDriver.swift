@@ -1,5 +1,6 @@
 import Glibc
 @testable import MotionCore
+import StepdModel
 
 /// `count` peaks `interval` s apart from `start`: a regular chain for the gate tests.
 func chain(from start: Double, count: Int, interval: Double = 0.6) -> [Double] {
@@ -74,6 +75,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
                    adopt: (at: Double, chain: BandChain)? = nil,
                    desk: ((Double) -> (values: [Double], magnitudeOnly: Bool, locomotion: Double))? = nil,
                    vehicleTime: Double? = nil,
+                   activity: ((Double) -> ActivityKind)? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     gate.vehicleTime = vehicleTime
@@ -93,6 +95,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
     func windowEnds(at end: Double) {
         samples(until: end)
         gate.observe(window(end), end: end)
+        if let activity { gate.noteActivity(activity(end)) }
         if let adopt, adopt.at == end { gate.adoptChain(adopt.chain) }
         if let desk {
             let reading = desk(end)
