@@ -45,6 +45,8 @@ struct WindowFeatures: Sendable {
     private var band: [Double]
     private var high: [Double]
     private var scratch: [Double]
+    /// The window's gait band minus its mean (filled with the gait power, read by the autocorrelation).
+    private var centredBand: [Double]
     private var peakTimes: [Double]
     private var peakSwings: [Double]
     private var peakIndex = 0
@@ -70,6 +72,7 @@ struct WindowFeatures: Sendable {
         band = x
         high = x
         scratch = x
+        centredBand = x
         peakTimes = [Double](repeating: 0, count: Self.peakCapacity)
         peakSwings = peakTimes
         values = [Double](repeating: 0, count: Self.count)
@@ -188,31 +191,21 @@ struct WindowFeatures: Sendable {
         mean /= nd
         magnitudeOnly = onlyMagnitude
         var variance = 0.0, jerk = 0.0, gaitPower = 0.0, highPower = 0.0, bandMean = 0.0
-        for k in 0..<n {
-            let i = at(k)
-            let d = magnitude[i] - mean
-            scratch[k] = d
-            variance += d * d
-            if k > 0 { jerk += abs(magnitude[i] - magnitude[at(k - 1)]) }
-            highPower += high[i] * high[i]
-            bandMean += band[i]
-        }
-        variance /= nd
-        bandMean /= nd
-        for k in 0..<n {
-            let b = band[at(k)] - bandMean
-            gaitPower += b * b
-        }
-        gaitPower /= nd
-        highPower /= nd
-        let midPower = max(variance - gaitPower - highPower, 0)
-
+        // Each 1 s block's deviation from its sums taken in the same pass (block by block, in
+        // sample order: the same sums as a second pass over the block would take).
         var blockDeviations = (0.0, 0.0, 0.0, 0.0, 0.0)
         for block in 0..<5 {
             var s = 0.0, ss = 0.0
             for k in (block * 25)..<(block * 25 + 25) {
-                s += scratch[k]
-                ss += scratch[k] * scratch[k]
+                let i = at(k)
+                let d = magnitude[i] - mean
+                scratch[k] = d
+                variance += d * d
+                if k > 0 { jerk += abs(magnitude[i] - magnitude[at(k - 1)]) }
+                highPower += high[i] * high[i]
+                bandMean += band[i]
+                s += d
+                ss += d * d
             }
             let deviation = max(ss / 25 - (s / 25) * (s / 25), 0).squareRoot()
             switch block {
@@ -223,6 +216,20 @@ struct WindowFeatures: Sendable {
             default: blockDeviations.4 = deviation
             }
         }
+        variance /= nd
+        bandMean /= nd
+        for k in 0..<n {
+            let b = band[at(k)] - bandMean
+            centredBand[k] = b
+            gaitPower += b * b
+        }
+        // The centred band's energy for its autocorrelation below: the same squares summed in
+        // the same order, so the same bits as summing them again.
+        let bandEnergy = gaitPower
+        gaitPower /= nd
+        highPower /= nd
+        let midPower = max(variance - gaitPower - highPower, 0)
+
         let vibration = Self.median5(blockDeviations)
 
         // Dominant frequency of |a| (Goertzel over 0.6-4 Hz).
@@ -235,29 +242,28 @@ struct WindowFeatures: Sendable {
                 bestFrequency = Self.frequency(index)
             }
         }
-        // Eight frequencies per pass, one SIMD lane each (the last two in a pass of two): the
-        // recurrences are independent, so they run side by side, and each lane does the scalar
-        // loop's IEEE operations in its order, so the powers are bit for bit the same.
-        func pass<Lanes: SIMD>(from first: Int, _ lanes: Lanes.Type) where Lanes.Scalar == Double {
-            var c = Lanes()
-            for lane in 0..<Lanes.scalarCount { c[lane] = goertzelCoefficients[first + lane] }
-            let (s1, s2) = scratch.withUnsafeBufferPointer { x in Self.goertzel(x, count: n, coefficients: c) }
-            for lane in 0..<Lanes.scalarCount { consider(s1[lane], s2[lane], c[lane], first + lane) }
+        // All 18 frequencies in one pass, one SIMD lane each (8 + 8 + 2): the recurrences are
+        // independent, so they run side by side (one pass of 18 instead of three passes bound by
+        // the latency of one step each), and each lane does the scalar loop's IEEE operations in
+        // its order, so the powers are bit for bit the same; `consider` runs in frequency order.
+        var low = SIMD8<Double>(), middle = SIMD8<Double>(), top = SIMD2<Double>()
+        for lane in 0..<8 {
+            low[lane] = goertzelCoefficients[lane]
+            middle[lane] = goertzelCoefficients[8 + lane]
         }
-        pass(from: 0, SIMD8<Double>.self)
-        pass(from: 8, SIMD8<Double>.self)
-        pass(from: 16, SIMD2<Double>.self)
+        for lane in 0..<2 { top[lane] = goertzelCoefficients[16 + lane] }
+        let bank = scratch.withUnsafeBufferPointer { x in Self.goertzelBank(x, count: n, coefficients: (low, middle, top)) }
+        for lane in 0..<8 { consider(bank.low.s1[lane], bank.low.s2[lane], low[lane], lane) }
+        for lane in 0..<8 { consider(bank.middle.s1[lane], bank.middle.s2[lane], middle[lane], 8 + lane) }
+        for lane in 0..<2 { consider(bank.top.s1[lane], bank.top.s2[lane], top[lane], 16 + lane) }
         let dominantShare = powerSum > 1e-12 ? bestPower / powerSum : 0
         // Power of a sinusoid at a bin: (N A / 2)^2 with variance A^2 / 2.
         let dominantOfTotal = variance > 1e-12 ? min(2 * bestPower / (nd * nd) / variance, 1) : 0
 
         // Periodicity of the gait band.
-        for k in 0..<n { scratch[k] = band[at(k)] - bandMean }
-        var energy = 0.0
-        for k in 0..<n { energy += scratch[k] * scratch[k] }
-        let step = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
-        let strideLag = bestAutocorrelation(scratch, lags: Self.strideLags, step: 2, energy: energy)
-        let doubleStep = Self.autocorrelation(scratch, lag: 2 * step.lag, energy: energy)
+        let step = bestAutocorrelation(centredBand, lags: Self.stepLags, energy: bandEnergy)
+        let strideLag = bestAutocorrelation(centredBand, lags: Self.strideLags, step: 2, energy: bandEnergy)
+        let doubleStep = Self.autocorrelation(centredBand, lag: 2 * step.lag, energy: bandEnergy)
 
         // Step candidates inside the window, and their intervals over the last `longSpan` too: a
         // slow walk's steps keep their rhythm from one window to the next, arm work at a desk or
@@ -392,18 +398,31 @@ struct WindowFeatures: Sendable {
         return acos(min(max((ax * bx + ay * by + az * bz) / (na * nb), -1), 1))
     }
 
-    /// The Goertzel recurrence s0 = x + c s1 - s2 over the first `count` values of `x`, one
-    /// frequency per lane of `c`; returns the last s1 and s2.
+    /// The Goertzel recurrence s0 = x + c s1 - s2 over the first `count` values of `x` for the 18
+    /// frequencies at once, one per lane of `c` (lanes 0-7, 8-15, 16-17); returns each group's last
+    /// s1 and s2. The groups are independent and interleaved in one loop; each lane does the scalar
+    /// recurrence's IEEE operations in its order (Swift does not fuse a * b + c).
     @inline(__always)
-    static func goertzel<Lanes: SIMD>(_ x: UnsafeBufferPointer<Double>, count: Int,
-                                              coefficients c: Lanes) -> (Lanes, Lanes) where Lanes.Scalar == Double {
-        var s1 = Lanes(), s2 = Lanes()
+    static func goertzelBank(_ x: UnsafeBufferPointer<Double>, count: Int,
+                             coefficients c: (SIMD8<Double>, SIMD8<Double>, SIMD2<Double>))
+        -> (low: (s1: SIMD8<Double>, s2: SIMD8<Double>), middle: (s1: SIMD8<Double>, s2: SIMD8<Double>),
+            top: (s1: SIMD2<Double>, s2: SIMD2<Double>)) {
+        var a1 = SIMD8<Double>(), a2 = SIMD8<Double>()
+        var b1 = SIMD8<Double>(), b2 = SIMD8<Double>()
+        var c1 = SIMD2<Double>(), c2 = SIMD2<Double>()
         for k in 0..<count {
-            let s0 = Lanes(repeating: x[k]) + c * s1 - s2
-            s2 = s1
-            s1 = s0
+            let v = x[k]
+            let a0 = SIMD8<Double>(repeating: v) + c.0 * a1 - a2
+            let b0 = SIMD8<Double>(repeating: v) + c.1 * b1 - b2
+            let c0 = SIMD2<Double>(repeating: v) + c.2 * c1 - c2
+            a2 = a1
+            a1 = a0
+            b2 = b1
+            b1 = b0
+            c2 = c1
+            c1 = c0
         }
-        return (s1, s2)
+        return ((a1, a2), (b1, b2), (c1, c2))
     }
 
     private static func median5(_ v: (Double, Double, Double, Double, Double)) -> Double {

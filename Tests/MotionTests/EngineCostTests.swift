@@ -45,16 +45,26 @@ import Testing
         return (s1, s2)
     }
 
-    @Test func goertzelLanesAreTheScalarRecurrence() {
-        let coefficients = (0..<8).map { 2 * cos(2 * Double.pi * WindowFeatures.frequency($0) / 25) }
+    /// Engine v2.21-P: the 18 frequencies in one pass (`goertzelBank`, lanes 8 + 8 + 2) give each
+    /// frequency the scalar recurrence's values bit for bit, as the three passes of v2.20-P did.
+    @Test func goertzelBankLanesAreTheScalarRecurrence() {
+        let coefficients = (0..<WindowFeatures.frequencyCount).map { 2 * cos(2 * Double.pi * WindowFeatures.frequency($0) / 25) }
         for seed in 1...20 as ClosedRange<UInt64> {
-            let x = Self.signal(count: WindowFeatures.windowLength, seed: seed)
-            var lanes = SIMD8<Double>()
-            for lane in 0..<8 { lanes[lane] = coefficients[lane] }
-            let (s1, s2) = x.withUnsafeBufferPointer { WindowFeatures.goertzel($0, count: x.count, coefficients: lanes) }
+            let x = Self.signal(count: WindowFeatures.windowLength, seed: seed, quantised: seed % 2 == 0)
+            var low = SIMD8<Double>(), middle = SIMD8<Double>(), top = SIMD2<Double>()
             for lane in 0..<8 {
-                let scalar = Self.scalarGoertzel(x, coefficient: coefficients[lane])
-                #expect(s1[lane].bitPattern == scalar.0.bitPattern && s2[lane].bitPattern == scalar.1.bitPattern)
+                low[lane] = coefficients[lane]
+                middle[lane] = coefficients[8 + lane]
+            }
+            for lane in 0..<2 { top[lane] = coefficients[16 + lane] }
+            let bank = x.withUnsafeBufferPointer { WindowFeatures.goertzelBank($0, count: x.count, coefficients: (low, middle, top)) }
+            var s1 = [Double](), s2 = [Double]()
+            for lane in 0..<8 { s1.append(bank.low.s1[lane]); s2.append(bank.low.s2[lane]) }
+            for lane in 0..<8 { s1.append(bank.middle.s1[lane]); s2.append(bank.middle.s2[lane]) }
+            for lane in 0..<2 { s1.append(bank.top.s1[lane]); s2.append(bank.top.s2[lane]) }
+            for k in 0..<WindowFeatures.frequencyCount {
+                let scalar = Self.scalarGoertzel(x, coefficient: coefficients[k])
+                #expect(s1[k].bitPattern == scalar.0.bitPattern && s2[k].bitPattern == scalar.1.bitPattern, "seed \(seed), frequency \(k)")
             }
         }
     }
