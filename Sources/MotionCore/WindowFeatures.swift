@@ -407,6 +407,8 @@ struct WindowFeatures: Sendable {
                              coefficients c: (SIMD8<Double>, SIMD8<Double>, SIMD2<Double>))
         -> (low: (s1: SIMD8<Double>, s2: SIMD8<Double>), middle: (s1: SIMD8<Double>, s2: SIMD8<Double>),
             top: (s1: SIMD2<Double>, s2: SIMD2<Double>)) {
+        // The reads below are unchecked.
+        precondition(count <= x.count, "more samples than the buffer holds")
         var a1 = SIMD8<Double>(), a2 = SIMD8<Double>()
         var b1 = SIMD8<Double>(), b2 = SIMD8<Double>()
         var c1 = SIMD2<Double>(), c2 = SIMD2<Double>()
