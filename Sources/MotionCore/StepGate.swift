@@ -728,7 +728,6 @@ struct StepGate: Sendable {
             return
         }
         walking = true
-        jogged.reset()
         runWindows = 0
         rhythmWindows = 0
         confirmedTime = pending[last]
