@@ -55,22 +55,45 @@ struct CirclingArmWork: Sendable {
         let (gx, gy, gz) = mean
         var sumX = 0.0, sumY = 0.0, sumZ = 0.0
         var lengths = 0.0
-        var previous: (x: Double, y: Double, z: Double)?
-        // Oldest to newest, each sample with its two neighbours inside the window (each read once).
+        // Oldest to newest, each sample with its two neighbours inside the window (each read once),
+        // two movement vectors at a time (one SIMD lane each: the divisions and square roots of two
+        // in one instruction); each lane does the scalar expressions' IEEE operations in their order
+        // and the sums take the lanes in sample order, so the result is the same bit for bit.
         var a = samples.sample(Self.span - 1), b = samples.sample(Self.span - 2)
-        for back in stride(from: Self.span - 2, through: 1, by: -1) {
+        var previous: (x: Double, y: Double, z: Double)?
+        func add(_ cx: Double, _ cy: Double, _ cz: Double, _ length: Double) {
+            sumX += cx
+            sumY += cy
+            sumZ += cz
+            lengths += length
+        }
+        var back = Self.span - 2
+        while back >= 2 {
+            let c = samples.sample(back - 1), d = samples.sample(back - 2)
+            // The movement at the sample after `a` (lane 0) and the one after that (lane 1).
+            let mx = (SIMD2(a.x, b.x) + SIMD2(b.x, c.x) + SIMD2(c.x, d.x)) / 3 - gx
+            let my = (SIMD2(a.y, b.y) + SIMD2(b.y, c.y) + SIMD2(c.y, d.y)) / 3 - gy
+            let mz = (SIMD2(a.z, b.z) + SIMD2(b.z, c.z) + SIMD2(c.z, d.z)) / 3 - gz
+            a = c
+            b = d
+            back -= 2
+            if let p = previous {
+                let px = SIMD2(p.x, mx[0]), py = SIMD2(p.y, my[0]), pz = SIMD2(p.z, mz[0])
+                let cx = py * mz - pz * my, cy = pz * mx - px * mz, cz = px * my - py * mx
+                let length = (cx * cx + cy * cy + cz * cz).squareRoot()
+                add(cx[0], cy[0], cz[0], length[0])
+                add(cx[1], cy[1], cz[1], length[1])
+            } else {
+                let cx = my[0] * mz[1] - mz[0] * my[1], cy = mz[0] * mx[1] - mx[0] * mz[1], cz = mx[0] * my[1] - my[0] * mx[1]
+                add(cx, cy, cz, (cx * cx + cy * cy + cz * cz).squareRoot())
+            }
+            previous = (mx[1], my[1], mz[1])
+        }
+        if back >= 1, let p = previous {
             let c = samples.sample(back - 1)
             let m = (x: (a.x + b.x + c.x) / 3 - gx, y: (a.y + b.y + c.y) / 3 - gy, z: (a.z + b.z + c.z) / 3 - gz)
-            a = b
-            b = c
-            if let p = previous {
-                let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
-                sumX += cx
-                sumY += cy
-                sumZ += cz
-                lengths += (cx * cx + cy * cy + cz * cz).squareRoot()
-            }
-            previous = m
+            let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
+            add(cx, cy, cz, (cx * cx + cy * cy + cz * cz).squareRoot())
         }
         guard lengths > 0 else { return nil }
         return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths

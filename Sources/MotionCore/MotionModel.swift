@@ -18,6 +18,22 @@ struct TreeEnsemble: Sendable, Equatable {
     let threshold: [Double]
     let left: [Int32]
     let right: [Int32]
+    /// The same trees, each laid out complete to the deepest tree's depth, for `probabilities`.
+    private let complete: CompleteTrees
+
+    init(classCount: Int, featureCount: Int, base: [Double], learningRate: Double, roots: [Int32], feature: [Int16],
+         threshold: [Double], left: [Int32], right: [Int32]) {
+        self.classCount = classCount
+        self.featureCount = featureCount
+        self.base = base
+        self.learningRate = learningRate
+        self.roots = roots
+        self.feature = feature
+        self.threshold = threshold
+        self.left = left
+        self.right = right
+        complete = CompleteTrees(roots: roots, feature: feature, threshold: threshold, left: left, right: right)
+    }
 
     /// Whether node arrays can be evaluated without reading out of range or looping: every index a
     /// whole number in range (`Int32(_:)` truncates, so 0.5 would become a self-loop), and children
@@ -43,31 +59,8 @@ struct TreeEnsemble: Sendable, Equatable {
     /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
     func probabilities(_ x: [Double], into probabilities: inout [Double]) {
         for k in 0..<classCount { probabilities[k] = base[k] }
-        // Unchecked reads (the trainer writes node and feature indices in range, and a fold model's
-        // are checked when it is read), and each tree's class counted along rather than divided
-        // out: this runs every window.
         precondition(x.count >= featureCount && probabilities.count >= classCount)
-        x.withUnsafeBufferPointer { x in
-        feature.withUnsafeBufferPointer { feature in
-        threshold.withUnsafeBufferPointer { threshold in
-        left.withUnsafeBufferPointer { left in
-        right.withUnsafeBufferPointer { right in
-        probabilities.withUnsafeMutableBufferPointer { scores in
-            var treeClass = 0
-            for root in roots {
-                var node = Int(root)
-                while feature[node] >= 0 {
-                    node = x[Int(feature[node])] <= threshold[node] ? Int(left[node]) : Int(right[node])
-                }
-                scores[treeClass] += learningRate * threshold[node]
-                treeClass = treeClass + 1 == classCount ? 0 : treeClass + 1
-            }
-        }
-        }
-        }
-        }
-        }
-        }
+        complete.addScores(x, learningRate: learningRate, classCount: classCount, into: &probabilities)
         var highest = -Double.infinity
         for k in 0..<classCount { highest = max(highest, probabilities[k]) }
         var sum = 0.0
@@ -76,6 +69,92 @@ struct TreeEnsemble: Sendable, Equatable {
             sum += probabilities[k]
         }
         for k in 0..<classCount { probabilities[k] /= sum }
+    }
+}
+
+/// A tree ensemble with every tree complete to one depth: a leaf above that depth stands for a
+/// subtree whose leaves all hold its value (its splits read feature 0 and go either way to the
+/// same value). Each tree is then walked `depth` times without a branch on the data (the side
+/// taken is arithmetic), which the processor overlaps across trees: the trainer's trees are 2
+/// deep, and walking the node arrays with a branch per node mispredicted about one branch per tree
+/// (a tenth of the engine's time). Same leaves, same sums in the same order: the same scores.
+private struct CompleteTrees: Sendable, Equatable {
+    let depth: Int
+    let treeCount: Int
+    /// Per tree, its `2^depth - 1` splits in breadth-first order (children of split i at 2i + 1
+    /// and 2i + 2): the feature index and the threshold (at or below goes to 2i + 1).
+    let splitFeature: [Int32]
+    let splitThreshold: [Double]
+    /// Per tree, its `2^depth` leaf values, left to right.
+    let leaves: [Double]
+
+    /// The trees are well formed (`TreeEnsemble.isWellFormed`: children after their parent), so
+    /// every walk below ends at a leaf.
+    init(roots: [Int32], feature: [Int16], threshold: [Double], left: [Int32], right: [Int32]) {
+        func depthBelow(_ node: Int) -> Int {
+            feature[node] < 0 ? 0 : 1 + max(depthBelow(Int(left[node])), depthBelow(Int(right[node])))
+        }
+        let depth = roots.map { depthBelow(Int($0)) }.max() ?? 0
+        let splits = (1 << depth) - 1
+        var splitFeature = [Int32](repeating: 0, count: roots.count * splits)
+        var splitThreshold = [Double](repeating: 0, count: roots.count * splits)
+        var leaves = [Double](repeating: 0, count: roots.count * (splits + 1))
+        for (tree, root) in roots.enumerated() {
+            // (node in the source arrays, slot in the complete tree, level); a leaf above the last
+            // level fills both children's slots with itself.
+            var pending = [(node: Int(root), slot: 0, level: 0)]
+            while let (node, slot, level) = pending.popLast() {
+                if level == depth {
+                    leaves[tree * (splits + 1) + slot - splits] = threshold[node]
+                    continue
+                }
+                let isLeaf = feature[node] < 0
+                if !isLeaf {
+                    splitFeature[tree * splits + slot] = Int32(feature[node])
+                    splitThreshold[tree * splits + slot] = threshold[node]
+                }
+                pending.append((isLeaf ? node : Int(left[node]), 2 * slot + 1, level + 1))
+                pending.append((isLeaf ? node : Int(right[node]), 2 * slot + 2, level + 1))
+            }
+        }
+        self.depth = depth
+        treeCount = roots.count
+        self.splitFeature = splitFeature
+        self.splitThreshold = splitThreshold
+        self.leaves = leaves
+    }
+
+    /// Adds `learningRate` times each tree's leaf to its class's score (tree i belongs to class
+    /// i % classCount), in tree order. Unchecked reads: the layout above holds every index in range
+    /// and `x` holds every feature a split names (the caller checks `featureCount`).
+    @inline(__always)
+    func addScores(_ x: [Double], learningRate: Double, classCount: Int, into scores: inout [Double]) {
+        let splits = (1 << depth) - 1
+        x.withUnsafeBufferPointer { x in
+        splitFeature.withUnsafeBufferPointer { feature in
+        splitThreshold.withUnsafeBufferPointer { threshold in
+        leaves.withUnsafeBufferPointer { leaves in
+        scores.withUnsafeMutableBufferPointer { scores in
+            var treeClass = 0
+            var splitBase = 0, leafBase = 0
+            for _ in 0..<treeCount {
+                var slot = 0
+                for _ in 0..<depth {
+                    let i = splitBase &+ slot
+                    // 1 + (0 at or below, else 1) as a number, not a branch; NaN goes right, as `<=` says.
+                    let right = unsafeBitCast(!(x[Int(feature[i])] <= threshold[i]), to: UInt8.self)
+                    slot = 2 &* slot &+ 1 &+ Int(right)
+                }
+                scores[treeClass] += learningRate * leaves[leafBase &+ slot &- splits]
+                treeClass = treeClass + 1 == classCount ? 0 : treeClass + 1
+                splitBase &+= splits
+                leafBase &+= splits &+ 1
+            }
+        }
+        }
+        }
+        }
+        }
     }
 }
 

@@ -55,6 +55,15 @@ struct WanderingTilt: Sendable {
         var sx = 0.0, sy = 0.0, sz = 0.0
         var sum = 0.0
         var used = 0
+        // The short means' angles two at a time (one SIMD lane each: the square roots and divisions
+        // of two angles in one instruction), each lane the scalar expression's IEEE operations in
+        // its order, and summed in sample order: the same sum bit for bit.
+        var waiting: (x: Double, y: Double, z: Double)?
+        func add(_ cosine: Double, length: Double) {
+            guard length > 0 else { return }
+            sum += Self.arcCosine(cosine)
+            used += 1
+        }
         for back in 0..<span {
             let s = samples.sample(back)
             sx += s.x; sy += s.y; sz += s.z
@@ -63,10 +72,20 @@ struct WanderingTilt: Sendable {
                 sx -= old.x; sy -= old.y; sz -= old.z
             }
             guard back >= shortSpan - 1 else { continue }
-            let length = (sx * sx + sy * sy + sz * sz).squareRoot()
-            guard length > 0 else { continue }
-            sum += Self.arcCosine((sx * gx + sy * gy + sz * gz) / (length * norm))
-            used += 1
+            guard let first = waiting else {
+                waiting = (sx, sy, sz)
+                continue
+            }
+            waiting = nil
+            let vx = SIMD2(first.x, sx), vy = SIMD2(first.y, sy), vz = SIMD2(first.z, sz)
+            let length = (vx * vx + vy * vy + vz * vz).squareRoot()
+            let cosine = (vx * gx + vy * gy + vz * gz) / (length * norm)
+            add(cosine[0], length: length[0])
+            add(cosine[1], length: length[1])
+        }
+        if let last = waiting {
+            let length = (last.x * last.x + last.y * last.y + last.z * last.z).squareRoot()
+            add((last.x * gx + last.y * gy + last.z * gz) / (length * norm), length: length)
         }
         return used > 0 ? sum / Double(used) : nil
     }

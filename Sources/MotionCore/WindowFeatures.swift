@@ -38,12 +38,12 @@ struct WindowFeatures: Sendable {
     static let count = 26
     static let magnitudeCount = 19
 
-    private var x: [Double]
-    private var y: [Double]
-    private var z: [Double]
-    private var magnitude: [Double]
-    private var band: [Double]
-    private var high: [Double]
+    /// The last `capacity` samples of x, y, z, |a|, the gait band and |a| above 6 Hz, one channel
+    /// after another (`xAt` ...), each ring held twice over so that a window reads in one run from
+    /// `windowStart`; one array, so a push checks one buffer's uniqueness instead of six.
+    private var ring: [Double]
+    private static let xAt = 0, yAt = 2 * capacity, zAt = 4 * capacity
+    private static let magnitudeAt = 6 * capacity, bandAt = 8 * capacity, highAt = 10 * capacity
     private var scratch: [Double]
     /// The window's gait band minus its mean (filled with the gait power, read by the autocorrelation).
     private var centredBand: [Double]
@@ -65,14 +65,9 @@ struct WindowFeatures: Sendable {
     private(set) var windowEnd = 0.0
 
     init() {
-        x = [Double](repeating: 0, count: Self.capacity)
-        y = x
-        z = x
-        magnitude = x
-        band = x
-        high = x
-        scratch = x
-        centredBand = x
+        ring = [Double](repeating: 0, count: 12 * Self.capacity)
+        scratch = [Double](repeating: 0, count: Self.capacity)
+        centredBand = scratch
         peakTimes = [Double](repeating: 0, count: Self.peakCapacity)
         peakSwings = peakTimes
         values = [Double](repeating: 0, count: Self.count)
@@ -103,12 +98,18 @@ struct WindowFeatures: Sendable {
             lowpassStarted = true
         }
         let i = write
-        x[i] = ax
-        y[i] = ay
-        z[i] = az
-        magnitude[i] = m
-        band[i] = b
-        high[i] = m - lowpass6(m)
+        let h = m - lowpass6(m)
+        ring.withUnsafeMutableBufferPointer { r in
+            // Each sample also one ring further on, so any window reads in one run from `windowStart`.
+            for slot in stride(from: i, through: i + Self.capacity, by: Self.capacity) {
+                r[Self.xAt + slot] = ax
+                r[Self.yAt + slot] = ay
+                r[Self.zAt + slot] = az
+                r[Self.magnitudeAt + slot] = m
+                r[Self.bandAt + slot] = b
+                r[Self.highAt + slot] = h
+            }
+        }
         write = (write + 1) & (Self.capacity - 1)
         filled = min(filled + 1, Self.capacity)
         sinceHop += 1
@@ -118,25 +119,33 @@ struct WindowFeatures: Sendable {
         return true
     }
 
-    /// Index of the k-th sample of the window (0 = oldest).
-    @inline(__always) private func at(_ k: Int) -> Int {
-        (write - Self.windowLength + k + Self.capacity) & (Self.capacity - 1)
-    }
+    /// Index of the window's oldest sample: the k-th is at `windowStart + k` (the sample arrays
+    /// hold the ring twice over, so the window never wraps).
+    private var windowStart: Int { (write - Self.windowLength + Self.capacity) & (Self.capacity - 1) }
 
     private static func log10Floor(_ v: Double) -> Double { log10(max(v, 0) + 1e-4) }
 
     /// Normalised autocorrelation of `signal` (already centred) over `lags` (every `step`-th):
-    /// the best value and its lag.
+    /// the best value and its lag (the first of equal values).
     private func bestAutocorrelation(_ signal: [Double], lags: ClosedRange<Int>, step: Int = 1, energy: Double) -> (value: Double, lag: Int) {
         var best = -1.0, bestLag = lags.lowerBound
         guard energy > 1e-12 else { return (0, bestLag) }
-        for lag in stride(from: lags.lowerBound, through: lags.upperBound, by: step) {
-            let value = Self.autocorrelation(signal, lag: lag, energy: energy)
+        func consider(_ value: Double, _ lag: Int) {
             if value > best {
                 best = value
                 bestLag = lag
             }
         }
+        // Two lags per pass over the signal: twice the independent sums in flight, each lag's the
+        // same as alone (`autocorrelationPair`).
+        var lag = lags.lowerBound
+        while lag + step <= lags.upperBound {
+            let pair = Self.autocorrelationPair(signal, lags: (lag, lag + step), energy: energy)
+            consider(pair.0, lag)
+            consider(pair.1, lag + step)
+            lag += 2 * step
+        }
+        if lag <= lags.upperBound { consider(Self.autocorrelation(signal, lag: lag, energy: energy), lag) }
         return (best, bestLag)
     }
 
@@ -173,56 +182,113 @@ struct WindowFeatures: Sendable {
         return sum / energy * Double(n) / Double(n - lag)
     }
 
+    /// `autocorrelation` at two lags (`lags.0 < lags.1`) in one pass: each lag's four partial sums
+    /// are `autocorrelation`'s, added in its order (the shorter overlap's sums stop where its own
+    /// loop would), so each value is the same bit for bit.
+    @inline(__always)
+    static func autocorrelationPair(_ signal: [Double], lags: (Int, Int), energy: Double) -> (Double, Double) {
+        let n = Self.windowLength
+        let (near, far) = lags
+        guard energy > 1e-12, near >= 0, near < far, far < n else {
+            return (autocorrelation(signal, lag: near, energy: energy), autocorrelation(signal, lag: far, energy: energy))
+        }
+        let sums = signal.withUnsafeBufferPointer { s -> (Double, Double) in
+            guard let x = s.baseAddress, s.count >= n else { return (0, 0) }
+            let y = x + near, z = x + far
+            let nearCount = n - near, farCount = n - far
+            var ab = SIMD2<Double>(), cd = SIMD2<Double>()
+            var ef = SIMD2<Double>(), gh = SIMD2<Double>()
+            var k = 0
+            while k &+ 4 <= farCount {
+                let x01 = SIMD2<Double>(x[k], x[k &+ 1]), x23 = SIMD2<Double>(x[k &+ 2], x[k &+ 3])
+                ab += x01 * SIMD2<Double>(y[k], y[k &+ 1])
+                cd += x23 * SIMD2<Double>(y[k &+ 2], y[k &+ 3])
+                ef += x01 * SIMD2<Double>(z[k], z[k &+ 1])
+                gh += x23 * SIMD2<Double>(z[k &+ 2], z[k &+ 3])
+                k &+= 4
+            }
+            var j = k
+            var e = ef[0]
+            while j < farCount {
+                e += x[j] * z[j]
+                j &+= 1
+            }
+            while k &+ 4 <= nearCount {
+                ab += SIMD2<Double>(x[k], x[k &+ 1]) * SIMD2<Double>(y[k], y[k &+ 1])
+                cd += SIMD2<Double>(x[k &+ 2], x[k &+ 3]) * SIMD2<Double>(y[k &+ 2], y[k &+ 3])
+                k &+= 4
+            }
+            var a = ab[0]
+            while k < nearCount {
+                a += x[k] * y[k]
+                k &+= 1
+            }
+            return ((a + ab[1]) + (cd[0] + cd[1]), (e + ef[1]) + (gh[0] + gh[1]))
+        }
+        return (sums.0 / energy * Double(n) / Double(n - near), sums.1 / energy * Double(n) / Double(n - far))
+    }
+
     private mutating func compute(end t: Double) {
         let n = Self.windowLength
         let nd = Double(n)
+        let w = windowStart
         windowEnd = t
 
         // |a|: mean, deviation, per-second deviations (vibration level), jerk, range.
         var mean = 0.0, lowest = Double.infinity, highest = -Double.infinity
         var onlyMagnitude = true
-        for k in 0..<n {
-            let i = at(k)
-            mean += magnitude[i]
-            lowest = min(lowest, magnitude[i])
-            highest = max(highest, magnitude[i])
-            if y[i] != 0 || z[i] != 0 { onlyMagnitude = false }
-        }
-        mean /= nd
-        magnitudeOnly = onlyMagnitude
         var variance = 0.0, jerk = 0.0, gaitPower = 0.0, highPower = 0.0, bandMean = 0.0
-        // Each 1 s block's deviation from its sums taken in the same pass (block by block, in
-        // sample order: the same sums as a second pass over the block would take).
         var blockDeviations = (0.0, 0.0, 0.0, 0.0, 0.0)
-        for block in 0..<5 {
-            var s = 0.0, ss = 0.0
-            for k in (block * 25)..<(block * 25 + 25) {
-                let i = at(k)
-                let d = magnitude[i] - mean
-                scratch[k] = d
-                variance += d * d
-                if k > 0 { jerk += abs(magnitude[i] - magnitude[at(k - 1)]) }
-                highPower += high[i] * high[i]
-                bandMean += band[i]
-                s += d
-                ss += d * d
+        // A local reference to the ring (no copy of its storage), read through unchecked pointers
+        // while `scratch` and `centredBand` are written: the window never wraps (`windowStart`).
+        let ring = ring
+        ring.withUnsafeBufferPointer { r in
+            guard let base = r.baseAddress, r.count >= Self.highAt + w + n else { return }
+            let y = base + Self.yAt + w, z = base + Self.zAt + w, magnitude = base + Self.magnitudeAt + w
+            let band = base + Self.bandAt + w, high = base + Self.highAt + w
+            for k in 0..<n {
+                mean += magnitude[k]
+                lowest = min(lowest, magnitude[k])
+                highest = max(highest, magnitude[k])
+                if y[k] != 0 || z[k] != 0 { onlyMagnitude = false }
             }
-            let deviation = max(ss / 25 - (s / 25) * (s / 25), 0).squareRoot()
-            switch block {
-            case 0: blockDeviations.0 = deviation
-            case 1: blockDeviations.1 = deviation
-            case 2: blockDeviations.2 = deviation
-            case 3: blockDeviations.3 = deviation
-            default: blockDeviations.4 = deviation
+            mean /= nd
+            // Each 1 s block's deviation from its sums taken in the same pass (block by block, in
+            // sample order: the same sums as a second pass over the block would take).
+            scratch.withUnsafeMutableBufferPointer { deviations in
+                for block in 0..<5 {
+                    var s = 0.0, ss = 0.0
+                    for k in (block * 25)..<(block * 25 + 25) {
+                        let d = magnitude[k] - mean
+                        deviations[k] = d
+                        variance += d * d
+                        if k > 0 { jerk += abs(magnitude[k] - magnitude[k - 1]) }
+                        highPower += high[k] * high[k]
+                        bandMean += band[k]
+                        s += d
+                        ss += d * d
+                    }
+                    let deviation = max(ss / 25 - (s / 25) * (s / 25), 0).squareRoot()
+                    switch block {
+                    case 0: blockDeviations.0 = deviation
+                    case 1: blockDeviations.1 = deviation
+                    case 2: blockDeviations.2 = deviation
+                    case 3: blockDeviations.3 = deviation
+                    default: blockDeviations.4 = deviation
+                    }
+                }
+            }
+            variance /= nd
+            bandMean /= nd
+            centredBand.withUnsafeMutableBufferPointer { centred in
+                for k in 0..<n {
+                    let b = band[k] - bandMean
+                    centred[k] = b
+                    gaitPower += b * b
+                }
             }
         }
-        variance /= nd
-        bandMean /= nd
-        for k in 0..<n {
-            let b = band[at(k)] - bandMean
-            centredBand[k] = b
-            gaitPower += b * b
-        }
+        magnitudeOnly = onlyMagnitude
         // The centred band's energy for its autocorrelation below: the same squares summed in
         // the same order, so the same bits as summing them again.
         let bandEnergy = gaitPower
@@ -317,76 +383,98 @@ struct WindowFeatures: Sendable {
     private mutating func computeAxes() {
         let n = Self.windowLength
         let nd = Double(n)
-        var gx = 0.0, gy = 0.0, gz = 0.0
-        var firstX = 0.0, firstY = 0.0, firstZ = 0.0
-        var jerk = 0.0
-        for k in 0..<n {
-            let i = at(k)
-            gx += x[i]
-            gy += y[i]
-            gz += z[i]
-            if k < n / 2 {
-                firstX += x[i]
-                firstY += y[i]
-                firstZ += z[i]
+        // A local reference to the ring (no copy of its storage), read through unchecked pointers
+        // while `scratch` and `values` are written: the window never wraps (`windowStart`), so
+        // every read below is one of the window's samples.
+        let ring = ring
+        let w = windowStart
+        ring.withUnsafeBufferPointer { r in
+            guard let base = r.baseAddress, r.count >= Self.zAt + w + n else { return }
+            let x = base + Self.xAt + w, y = base + Self.yAt + w, z = base + Self.zAt + w
+            var gx = 0.0, gy = 0.0, gz = 0.0
+            var firstX = 0.0, firstY = 0.0, firstZ = 0.0
+            for k in 0..<(n / 2) {
+                gx += x[k]
+                gy += y[k]
+                gz += z[k]
+                firstX += x[k]
+                firstY += y[k]
+                firstZ += z[k]
             }
-            if k > 0 {
-                let p = at(k - 1)
-                let dx = x[i] - x[p], dy = y[i] - y[p], dz = z[i] - z[p]
+            for k in (n / 2)..<n {
+                gx += x[k]
+                gy += y[k]
+                gz += z[k]
+            }
+            // The jerk's lengths two at a time (one SIMD lane each: two square roots in one
+            // instruction), summed in sample order: the same sum bit for bit.
+            var jerk = 0.0
+            var k = 1
+            while k + 1 < n {
+                let dx = SIMD2(x[k] - x[k - 1], x[k + 1] - x[k])
+                let dy = SIMD2(y[k] - y[k - 1], y[k + 1] - y[k])
+                let dz = SIMD2(z[k] - z[k - 1], z[k + 1] - z[k])
+                let length = (dx * dx + dy * dy + dz * dz).squareRoot()
+                jerk += length[0]
+                jerk += length[1]
+                k += 2
+            }
+            if k < n {
+                let dx = x[k] - x[k - 1], dy = y[k] - y[k - 1], dz = z[k] - z[k - 1]
                 jerk += (dx * dx + dy * dy + dz * dz).squareRoot()
             }
-        }
-        gx /= nd
-        gy /= nd
-        gz /= nd
-        let half = Double(n / 2)
-        let secondX = (gx * nd - firstX) / (nd - half), secondY = (gy * nd - firstY) / (nd - half), secondZ = (gz * nd - firstZ) / (nd - half)
-        firstX /= half
-        firstY /= half
-        firstZ /= half
-        let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
-        let ux = norm > 1e-9 ? gx / norm : 0, uy = norm > 1e-9 ? gy / norm : 0, uz = norm > 1e-9 ? gz / norm : 1
-        let move = Self.angle(firstX, firstY, firstZ, secondX, secondY, secondZ)
+            gx /= nd
+            gy /= nd
+            gz /= nd
+            let half = Double(n / 2)
+            let secondX = (gx * nd - firstX) / (nd - half), secondY = (gy * nd - firstY) / (nd - half), secondZ = (gz * nd - firstZ) / (nd - half)
+            firstX /= half
+            firstY /= half
+            firstZ /= half
+            let norm = (gx * gx + gy * gy + gz * gz).squareRoot()
+            let ux = norm > 1e-9 ? gx / norm : 0, uy = norm > 1e-9 ? gy / norm : 0, uz = norm > 1e-9 ? gz / norm : 1
+            let move = Self.angle(firstX, firstY, firstZ, secondX, secondY, secondZ)
 
-        // Orientation spread: the largest angle between a 1 s block mean and gravity.
-        var spread = 0.0
-        for block in 0..<5 {
-            var bx = 0.0, by = 0.0, bz = 0.0
-            for k in (block * 25)..<(block * 25 + 25) {
-                let i = at(k)
-                bx += x[i]
-                by += y[i]
-                bz += z[i]
+            // Orientation spread: the largest angle between a 1 s block mean and gravity.
+            var spread = 0.0
+            for block in 0..<5 {
+                var bx = 0.0, by = 0.0, bz = 0.0
+                for k in (block * 25)..<(block * 25 + 25) {
+                    bx += x[k]
+                    by += y[k]
+                    bz += z[k]
+                }
+                spread = max(spread, Self.angle(bx, by, bz, ux, uy, uz))
             }
-            spread = max(spread, Self.angle(bx, by, bz, ux, uy, uz))
-        }
 
-        var vertical = 0.0, horizontal = 0.0, verticalMean = 0.0
-        for k in 0..<n {
-            let i = at(k)
-            let dx = x[i] - gx, dy = y[i] - gy, dz = z[i] - gz
-            let v = dx * ux + dy * uy + dz * uz
-            scratch[k] = v
-            verticalMean += v
-            vertical += v * v
-            let hx = dx - v * ux, hy = dy - v * uy, hz = dz - v * uz
-            horizontal += hx * hx + hy * hy + hz * hz
-        }
-        verticalMean /= nd
-        var energy = 0.0
-        for k in 0..<n {
-            scratch[k] -= verticalMean
-            energy += scratch[k] * scratch[k]
-        }
-        let verticalStep = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
+            var verticalPower = 0.0, horizontal = 0.0, verticalMean = 0.0
+            var energy = 0.0
+            scratch.withUnsafeMutableBufferPointer { vertical in
+                for k in 0..<n {
+                    let dx = x[k] - gx, dy = y[k] - gy, dz = z[k] - gz
+                    let v = dx * ux + dy * uy + dz * uz
+                    vertical[k] = v
+                    verticalMean += v
+                    verticalPower += v * v
+                    let hx = dx - v * ux, hy = dy - v * uy, hz = dz - v * uz
+                    horizontal += hx * hx + hy * hy + hz * hz
+                }
+                verticalMean /= nd
+                for k in 0..<n {
+                    vertical[k] -= verticalMean
+                    energy += vertical[k] * vertical[k]
+                }
+            }
+            let verticalStep = bestAutocorrelation(scratch, lags: Self.stepLags, energy: energy)
 
-        values[19] = norm
-        values[20] = vertical + horizontal > 1e-12 ? vertical / (vertical + horizontal) : 0.5
-        values[21] = move
-        values[22] = spread
-        values[23] = verticalStep.value
-        values[24] = Self.log10Floor(jerk / nd * Self.rate)
-        values[25] = Self.log10Floor((horizontal / nd).squareRoot())
+            values[19] = norm
+            values[20] = verticalPower + horizontal > 1e-12 ? verticalPower / (verticalPower + horizontal) : 0.5
+            values[21] = move
+            values[22] = spread
+            values[23] = verticalStep.value
+            values[24] = Self.log10Floor(jerk / nd * Self.rate)
+            values[25] = Self.log10Floor((horizontal / nd).squareRoot())
+        }
     }
 
     /// Deviation over mean of `count` intervals from their sum and sum of squares, at most 1;

@@ -26,6 +26,10 @@ public struct SplitMix64 {
 /// Seconds on the monotonic clock, for durations.
 public func monotonicNow() -> Double { SystemClocks.monotonic() }
 
+/// Seconds of this thread's CPU time, for costs on one core: unlike `monotonicNow`, other
+/// processes on a shared machine do not inflate it.
+public func threadCPUNow() -> Double { SystemClocks.threadCPU() }
+
 /// UTC seconds since the epoch, for timestamps the agent compares with its own.
 public func wallNow() -> Double { SystemClocks.wall() }
 

@@ -99,4 +99,150 @@ import Testing
             }
         }
     }
+
+    /// Two lags in one pass (`autocorrelationPair`, as `bestAutocorrelation` takes them) give each
+    /// lag's value bit for bit, for every pair of lags and every overlap's remainder mod 4.
+    @Test func autocorrelationPairIsEachLagAlone() {
+        for seed in 1...6 as ClosedRange<UInt64> {
+            let x = Self.signal(count: WindowFeatures.capacity, seed: seed, quantised: seed % 2 == 0)
+            let energy = x[..<WindowFeatures.windowLength].reduce(0) { $0 + $1 * $1 }
+            for near in 0..<WindowFeatures.windowLength {
+                for far in (near + 1)..<min(near + 40, WindowFeatures.windowLength) {
+                    let pair = WindowFeatures.autocorrelationPair(x, lags: (near, far), energy: energy)
+                    #expect(pair.0.bitPattern == Self.scalarAutocorrelation(x, lag: near, energy: energy).bitPattern, "lags \(near), \(far)")
+                    #expect(pair.1.bitPattern == Self.scalarAutocorrelation(x, lag: far, energy: energy).bitPattern, "lags \(near), \(far)")
+                }
+            }
+        }
+    }
+}
+
+/// Engine v2.22-P: the complete-tree walk, the arm-work rules' angles in SIMD pairs and the
+/// unchecked window reads give the very values of the plain code they replaced, bit for bit.
+@Suite struct EngineCostPairsTests {
+    /// The tree walk as `TreeEnsemble.probabilities` did it before: node arrays, a branch per node.
+    static func nodeWalkScores(_ ensemble: TreeEnsemble, _ x: [Double]) -> [Double] {
+        var scores = ensemble.base
+        for (tree, root) in ensemble.roots.enumerated() {
+            var node = Int(root)
+            while ensemble.feature[node] >= 0 {
+                node = x[Int(ensemble.feature[node])] <= ensemble.threshold[node] ? Int(ensemble.left[node]) : Int(ensemble.right[node])
+            }
+            scores[tree % ensemble.classCount] += ensemble.learningRate * ensemble.threshold[node]
+        }
+        return scores
+    }
+
+    static func softmax(_ scores: [Double]) -> [Double] {
+        let highest = scores.max() ?? 0
+        let e = scores.map { exp($0 - highest) }
+        let sum = e.reduce(0, +)
+        return e.map { $0 / sum }
+    }
+
+    /// Feature vectors around the model's own thresholds (so every side of every split is taken),
+    /// some with NaN (which goes right at a split, as `<=` says).
+    static func vectors(for ensemble: TreeEnsemble, count: Int) -> [[Double]] {
+        var state: UInt64 = 7
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var thresholds = [[Double]](repeating: [0], count: ensemble.featureCount)
+        for (node, feature) in ensemble.feature.enumerated() where feature >= 0 { thresholds[Int(feature)].append(ensemble.threshold[node]) }
+        return (0..<count).map { k in
+            (0..<ensemble.featureCount).map { f in
+                if k % 7 == 3 && f % 5 == k % 5 { return .nan }
+                let pick = thresholds[f][Int(next() * Double(thresholds[f].count))]
+                return k % 3 == 0 ? pick : pick + (next() - 0.5) * 0.2
+            }
+        }
+    }
+
+    @Test func completeTreesGiveTheNodeWalksProbabilities() {
+        // The shipped ensembles, and one whose trees differ in depth (a leaf at the root's left,
+        // splits three deep on the right).
+        let uneven = TreeEnsemble(
+            classCount: 2, featureCount: 3, base: [0.1, -0.2], learningRate: 0.5, roots: [0, 7],
+            feature: [0, -1, 1, -1, 2, -1, -1, 2, -1, -1, -1, -1, -1, -1], threshold: [0.5, 1.5, 0.2, -2.0, 0.7, 3.0, -4.0, 0.3, 0.25, -0.75, 0, 0, 0, 0],
+            left: [1, 0, 3, 0, 5, 0, 0, 8, 0, 0, 0, 0, 0, 0], right: [2, 0, 4, 0, 6, 0, 0, 9, 0, 0, 0, 0, 0, 0])
+        for ensemble in [MotionModel.generated.full, MotionModel.generated.magnitudeOnly, uneven] {
+            for x in Self.vectors(for: ensemble, count: 400) {
+                var fast = [Double](repeating: 0, count: ensemble.classCount)
+                ensemble.probabilities(x, into: &fast)
+                let reference = Self.softmax(Self.nodeWalkScores(ensemble, x))
+                #expect(fast.map(\.bitPattern) == reference.map(\.bitPattern), "\(x)")
+            }
+        }
+    }
+
+    /// A ring of wrist-like samples: gravity turning slowly, a swing, noise, exact repeats.
+    static func ring(seed: UInt64) -> SampleRing {
+        var ring = SampleRing(capacity: 300)
+        var state = seed
+        for k in 0..<290 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let noise = Double(state >> 11) / Double(1 << 53) - 0.5
+            let t = Double(k) / 25
+            let x = 0.3 * sin(0.4 * t + Double(seed)) + 0.2 * sin(2 * .pi * 1.8 * t) + 0.05 * noise
+            let y = -0.8 + 0.15 * cos(2 * .pi * 0.9 * t)
+            let z = seed % 3 == 0 && k % 11 == 0 ? 0 : 0.4 * cos(0.3 * t) + 0.03 * noise
+            ring.push(x: x, y: y, z: z, magnitude: (x * x + y * y + z * z).squareRoot())
+        }
+        return ring
+    }
+
+    /// `WanderingTilt.windowWander` as a scalar loop, as it was before its angles went in pairs.
+    static func scalarWander(_ samples: SampleRing, gravity: (x: Double, y: Double, z: Double)) -> Double? {
+        let span = WanderingTilt.span, short = WanderingTilt.shortSpan
+        let norm = (gravity.x * gravity.x + gravity.y * gravity.y + gravity.z * gravity.z).squareRoot()
+        var sx = 0.0, sy = 0.0, sz = 0.0, sum = 0.0, used = 0
+        for back in 0..<span {
+            let s = samples.sample(back)
+            sx += s.x; sy += s.y; sz += s.z
+            if back >= short {
+                let old = samples.sample(back - short)
+                sx -= old.x; sy -= old.y; sz -= old.z
+            }
+            guard back >= short - 1 else { continue }
+            let length = (sx * sx + sy * sy + sz * sz).squareRoot()
+            guard length > 0 else { continue }
+            sum += WanderingTilt.arcCosine((sx * gravity.x + sy * gravity.y + sz * gravity.z) / (length * norm))
+            used += 1
+        }
+        return used > 0 ? sum / Double(used) : nil
+    }
+
+    /// `CirclingArmWork.windowRotation` as a scalar loop, as it was before its vectors went in pairs.
+    static func scalarRotation(_ samples: SampleRing, mean g: (x: Double, y: Double, z: Double)) -> Double? {
+        let span = CirclingArmWork.span
+        var sumX = 0.0, sumY = 0.0, sumZ = 0.0, lengths = 0.0
+        var previous: (x: Double, y: Double, z: Double)?
+        var a = samples.sample(span - 1), b = samples.sample(span - 2)
+        for back in stride(from: span - 2, through: 1, by: -1) {
+            let c = samples.sample(back - 1)
+            let m = (x: (a.x + b.x + c.x) / 3 - g.x, y: (a.y + b.y + c.y) / 3 - g.y, z: (a.z + b.z + c.z) / 3 - g.z)
+            a = b
+            b = c
+            if let p = previous {
+                let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
+                sumX += cx; sumY += cy; sumZ += cz
+                lengths += (cx * cx + cy * cy + cz * cz).squareRoot()
+            }
+            previous = m
+        }
+        guard lengths > 0 else { return nil }
+        return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths
+    }
+
+    @Test func armWorkAnglesInPairsAreTheScalarLoops() throws {
+        for seed in 1...24 as ClosedRange<UInt64> {
+            let samples = Self.ring(seed: seed)
+            let gravity = samples.mean(of: WanderingTilt.span)
+            let wander = try #require(WanderingTilt.windowWander(samples: samples, gravity: gravity))
+            #expect(wander.bitPattern == Self.scalarWander(samples, gravity: gravity)?.bitPattern, "seed \(seed)")
+            let rotation = try #require(CirclingArmWork.windowRotation(samples: samples, mean: gravity))
+            #expect(rotation.bitPattern == Self.scalarRotation(samples, mean: gravity)?.bitPattern, "seed \(seed)")
+        }
+    }
 }
