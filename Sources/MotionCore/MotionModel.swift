@@ -36,9 +36,10 @@ struct TreeEnsemble: Sendable, Equatable {
     }
 
     /// Whether node arrays can be evaluated without reading out of range or looping: every index a
-    /// whole number in range (`Int32(_:)` truncates, so 0.5 would become a self-loop), and children
-    /// after their parent, as the trainer lays trees out. `probabilities` reads the arrays unchecked
-    /// on this promise; fold models are checked when read, the generated file by a test.
+    /// whole number in range (`Int32(_:)` truncates, so 0.5 would become a self-loop), children
+    /// after their parent, as the trainer lays trees out, and no tree deeper than `maxDepth`.
+    /// `probabilities` reads the arrays unchecked on this promise; fold models are checked when
+    /// read, the generated file by a test.
     static func isWellFormed(classCount: Int, featureCount: Int, roots: [Double], feature: [Double],
                              left: [Double], right: [Double]) -> Bool {
         let nodes = Double(feature.count)
@@ -53,8 +54,18 @@ struct TreeEnsemble: Sendable, Equatable {
             guard feature[i] < Double(featureCount), feature[i] == feature[i].rounded(), isNode(left[i]), isNode(right[i]),
                   left[i] > Double(i), right[i] > Double(i) else { return false }
         }
-        return true
+        // Levels below each node, children first (they come after their parent).
+        var depth = [Int](repeating: 0, count: feature.count)
+        for i in stride(from: feature.count - 1, through: 0, by: -1) where feature[i] >= 0 {
+            depth[i] = 1 + max(depth[Int(left[i])], depth[Int(right[i])])
+        }
+        return depth.allSatisfy { $0 <= maxDepth }
     }
+
+    /// The deepest tree `isWellFormed` accepts: the walk lays every tree out complete to the deepest
+    /// one's depth (`CompleteTrees`, 2^depth leaves a tree), so one deep tree sizes them all. The
+    /// trainer's trees have at most 4 leaves (depth 3 at most); 10 bounds 240 trees at 2 MB.
+    static let maxDepth = 10
 
     /// Class probabilities (softmax of the scores) into `probabilities`; no allocation.
     func probabilities(_ x: [Double], into probabilities: inout [Double]) {
@@ -214,7 +225,7 @@ public struct MotionModel: Sendable, Equatable {
         }
         guard TreeEnsemble.isWellFormed(classCount: classCount, featureCount: features, roots: roots,
                                         feature: feature, left: left, right: right) else {
-            throw .invalid("'\(name)' has a node index or feature index out of range")
+            throw .invalid("'\(name)' has a node index or feature index out of range, or a tree deeper than \(TreeEnsemble.maxDepth) levels")
         }
         return TreeEnsemble(
             classCount: classCount, featureCount: features, base: base, learningRate: rate,

@@ -6,7 +6,7 @@ import StepdModel
 
 enum MotionModelParameters {
     /// Digest of the sources the model depends on (`scripts/train_motion_model.py --check`).
-    static let sourceDigest = "ff77cf79e925569e"
+    static let sourceDigest = "5454bb3957ffdb23"
     static let classes: [ActivityKind] = [.stationary, .walking, .running, .cycling, .automotive, .unknown]
     static let full = TreeEnsemble(
         classCount: 6, featureCount: 26,

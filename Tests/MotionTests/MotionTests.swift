@@ -709,6 +709,21 @@ private func gateSteps(_ times: [Double], window: StepGate.WindowCadence?, vehic
             "left": .array([.double(0.5), .int(0)]), "right": .array([.int(1), .int(0)]),
         ]
         #expect(throws: MotionModelError.self) { try MotionModel(json: model(fractional)) }
+        // Every tree is laid out complete to the deepest one's depth: a chain of splits deeper than
+        // `maxDepth` would size the layout at 2^depth leaves a tree, and is refused.
+        func chain(depth: Int) -> JSONValue {
+            // Splits 0..<depth, each going left to the next; leaves after them.
+            let splits = (0..<depth).map { _ in JSONValue.int(0) }, leaves = (0...depth).map { _ in JSONValue.int(-1) }
+            return [
+                "base": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }), "learning_rate": .double(1),
+                "roots": .array([0, 0, 0, 0, 0, 0].map { JSONValue.int($0) }),
+                "feature": .array(splits + leaves), "threshold": .array((0...(2 * depth)).map { .double(Double($0)) }),
+                "left": .array((0..<depth).map { .int($0 + 1 < depth ? $0 + 1 : depth) } + leaves.map { _ in .int(0) }),
+                "right": .array((0..<depth).map { .int(depth + 1 + $0) } + leaves.map { _ in .int(0) }),
+            ]
+        }
+        #expect((try? MotionModel(json: model(chain(depth: TreeEnsemble.maxDepth)))) != nil)
+        #expect(throws: MotionModelError.self) { try MotionModel(json: model(chain(depth: TreeEnsemble.maxDepth + 1))) }
     }
 
     /// `TreeEnsemble.probabilities` reads the node arrays unchecked: the generated file must keep the
