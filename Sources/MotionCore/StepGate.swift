@@ -261,6 +261,13 @@ struct StepGate: Sendable {
             doubtUntil = -Double.infinity
         }
         guard walking else { return }
+        // A new run whose window shows the arm work that would hold its chain ends (gate v2.22-N, `ArmWorkInNewRuns`).
+        if ArmWorkInNewRuns.endsRun(threeAxis: cadence?.threeAxis == true, runSteps: runSteps,
+                                    afterWalk: recentStepPeriod(at: lastStep) != nil, holding: armWorkHolding, judgedBy: runJudgedBy) {
+            endRun()
+            pendingCount = 0
+            return
+        }
         if let cadence, cadence.stepCorrelation >= Self.periodShownCorrelation
             && cadence.lagMatches(period, tolerance: parameters.cadenceTolerance) {
             periodShownAt = end
@@ -278,6 +285,39 @@ struct StepGate: Sendable {
             doubtUntil = end + Self.doubtSeconds
         }
     }
+
+    /// The three-axis arm-work waits that hold now. A chain waits while any does (in `confirm`), and a run
+    /// of fewer than `recentMinSteps` steps ends on those that could judge at its confirmation
+    /// (`ArmWorkInNewRuns`); either only when no walk ended within `recentSeconds`. Each clears on a
+    /// magnitude-only window.
+    var armWorkHolding: ArmWorkWaits {
+        var waits: ArmWorkWaits = []
+        if turningArmWork.holdsBack { waits.insert(.turningArmWork) }
+        if turningJerk.holdsBack { waits.insert(.turningJerk) }
+        if upwardPeaks.holdsBack { waits.insert(.upwardPeaks) }
+        if swingAligned.holdsBack { waits.insert(.swingAligned) }
+        if circling.holdsBack(turning: turningArmWork) { waits.insert(.circling) }
+        if wanderingTilt.holdsBack(turning: turningJerk) { waits.insert(.wanderingTilt) }
+        return waits
+    }
+    /// The three-axis arm-work waits that can judge now: the means their `holdsBack` reads have formed
+    /// over their `minWindows` (not in the first seconds of a recording, after a gap or after
+    /// magnitude-only windows).
+    var armWorkFormed: ArmWorkWaits {
+        let turning = turningArmWork.mean.formed(after: TurningArmWork.minWindows) != nil
+        let jerk = turningJerk.mean.formed(after: TurningJerk.minWindows) != nil
+        var waits: ArmWorkWaits = []
+        if turning { waits.insert(.turningArmWork) }
+        if jerk { waits.insert(.turningJerk) }
+        if upwardPeaks.mean.formed(after: UpwardPeaks.minWindows) != nil { waits.insert(.upwardPeaks) }
+        if swingAligned.mean.formed(after: SwingAlignedPeaks.minWindows) != nil { waits.insert(.swingAligned) }
+        if turning && circling.mean.formed(after: CirclingArmWork.minWindows) != nil { waits.insert(.circling) }
+        if jerk && wanderingTilt.mean.formed(after: WanderingTilt.minWindows) != nil { waits.insert(.wanderingTilt) }
+        return waits
+    }
+    /// The arm-work waits that could judge when the current run was confirmed (`armWorkFormed` then):
+    /// the ones that may end it (`ArmWorkInNewRuns`, gate v2.22-N).
+    private(set) var runJudgedBy: ArmWorkWaits = []
 
     /// When the activity state was last automotive (the end of that window), set by the engine
     /// every window; nil before any drive.
@@ -348,6 +388,7 @@ struct StepGate: Sendable {
             recentPeriodTime = lastStep
         }
         walking = false
+        runJudgedBy = []
         ceiling.reset()
         middlePeaks.reset()
         period = 0
@@ -713,9 +754,7 @@ struct StepGate: Sendable {
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }
-        if (turningArmWork.holdsBack || turningJerk.holdsBack || upwardPeaks.holdsBack || swingAligned.holdsBack
-            || circling.holdsBack(turning: turningArmWork) || wanderingTilt.holdsBack(turning: turningJerk))
-            && recentStepPeriod(at: pending[last]) == nil { return }
+        if !armWorkHolding.isEmpty && recentStepPeriod(at: pending[last]) == nil { return }
         // A slow rhythm that pushes the hand across gravity is arm work (gate v2.21-S, `SlowRhythmAcrossGravity`).
         if window?.magnitudeOnly != true && recentStepPeriod(at: pending[last]) == nil
             && SlowRhythmAcrossGravity.holdsBack(meanInterval: (pending[last] - pending[first]) / Double(last - first),
@@ -728,6 +767,7 @@ struct StepGate: Sendable {
             return
         }
         walking = true
+        runJudgedBy = armWorkFormed
         runWindows = 0
         rhythmWindows = 0
         confirmedTime = pending[last]
