@@ -43,7 +43,7 @@ struct TempoSelector: Sendable {
         }
         streak += 1
         if streak >= p.tempoWindows {
-            if wantsFast { heldByRun = provenRun }
+            heldByRun = wantsFast && provenRun
             fast = wantsFast
             streak = 0
         }
