@@ -217,7 +217,7 @@ public struct MotionEngine: Sendable {
         gate.observe(StepGate.WindowCadence(features: features.values, magnitudeOnly: features.magnitudeOnly), end: t)
         if detector.fastLowpassHz > 0, let window = gate.window {
             let wasFast = tempo.fast
-            tempo.update(window, runPeriod: gate.walking ? gate.period : 0, parameters: detector)
+            tempo.update(window, runPeriod: gate.walking ? gate.period : 0, runShowsGait: gate.runShowsGait, parameters: detector)
             // Gate v2.15-C: a waiting chain becomes the wide band's own (`BandChain`).
             if tempo.fast && !wasFast && !features.magnitudeOnly { gate.adoptChain(wideBand.chain) }
         }

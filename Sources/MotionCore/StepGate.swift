@@ -346,6 +346,9 @@ struct StepGate: Sendable {
     var roadEvidence = RoadEvidence()
     /// Candidates of the chain waiting for confirmation.
     var waitingCandidates: Int { pendingCount }
+    /// Whether the current run's band has repeated at a stride lag (`gaitShownCorrelation`) since
+    /// it started (the tempo band's reading of a proven run, `BriskMagnitudeRun`).
+    var runShowsGait: Bool { walking && gaitShownAt >= runStart }
 
     init(parameters: DetectorParameters) {
         self.parameters = parameters

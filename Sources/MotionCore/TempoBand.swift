@@ -11,28 +11,39 @@
 /// edge does not hide it). It must hold for `tempoWindows` windows in a row before the choice
 /// changes, with a gap between the two thresholds, so the choice does not flicker; and a run the
 /// gate counts at a slow step period keeps the narrow band whatever the spectrum says (a slow
-/// pocket walk's |a| can peak at twice its cadence, its heel strike and push-off).
+/// pocket walk's |a| can peak at twice its cadence, its heel strike and push-off). Inside a
+/// magnitude-only run at a brisk period that has shown the gait the spectrum alone is enough, and
+/// the band so taken is left when the run ends (gate v2.22-B, `BriskMagnitudeRun`).
 struct TempoSelector: Sendable {
     private(set) var fast = false
     private var streak = 0
+    /// The wide band was taken inside a proven brisk |a| run without the band's repeat
+    /// (`BriskMagnitudeRun`): it is left when that run ends.
+    private(set) var heldByRun = false
 
     mutating func reset() {
         fast = false
         streak = 0
+        heldByRun = false
     }
 
-    /// One window's rhythm and the gate's step period (s; 0 outside a run).
-    mutating func update(_ window: StepGate.WindowCadence, runPeriod: Double, parameters p: DetectorParameters) {
+    /// One window's rhythm, the gate's step period (s; 0 outside a run) and whether the run's band
+    /// has shown the gait (`StepGate.runShowsGait`).
+    mutating func update(_ window: StepGate.WindowCadence, runPeriod: Double, runShowsGait: Bool = false, parameters p: DetectorParameters) {
         let slowRun = runPeriod >= p.slowRunPeriod
         let dominant = window.dominantFrequency
-        let wantsFast = fast ? dominant > p.slowTempoHz && !slowRun
-            : dominant >= p.fastTempoHz && !slowRun && Self.bandRepeats(window, parameters: p)
+        let repeats = Self.bandRepeats(window, parameters: p)
+        // Gate v2.22-B: inside a proven brisk |a| run the spectrum alone is enough.
+        let provenRun = !repeats && BriskMagnitudeRun.takesWideBand(window, runPeriod: runPeriod, runShowsGait: runShowsGait)
+        let wantsFast = fast ? dominant > p.slowTempoHz && !slowRun && (!heldByRun || runPeriod > 0)
+            : dominant >= p.fastTempoHz && !slowRun && (repeats || provenRun)
         guard wantsFast != fast else {
             streak = 0
             return
         }
         streak += 1
         if streak >= p.tempoWindows {
+            heldByRun = wantsFast && provenRun
             fast = wantsFast
             streak = 0
         }
