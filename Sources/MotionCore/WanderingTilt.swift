@@ -79,15 +79,41 @@ struct WanderingTilt: Sendable {
             waiting = nil
             let vx = SIMD2(first.x, sx), vy = SIMD2(first.y, sy), vz = SIMD2(first.z, sz)
             let length = (vx * vx + vy * vy + vz * vz).squareRoot()
-            let cosine = (vx * gx + vy * gy + vz * gz) / (length * norm)
-            add(cosine[0], length: length[0])
-            add(cosine[1], length: length[1])
+            let angle = Self.arcCosine((vx * gx + vy * gy + vz * gz) / (length * norm))
+            if length[0] > 0 {
+                sum += angle[0]
+                used += 1
+            }
+            if length[1] > 0 {
+                sum += angle[1]
+                used += 1
+            }
         }
         if let last = waiting {
             let length = (last.x * last.x + last.y * last.y + last.z * last.z).squareRoot()
             add((last.x * gx + last.y * gy + last.z * gz) / (length * norm), length: length)
         }
         return used > 0 ? sum / Double(used) : nil
+    }
+
+    /// `arcCosine` of two cosines, one per lane: each lane the scalar function's operations in its
+    /// order (a lane whose |x| is 0 keeps the sign of its zero, which only ever multiplies or is
+    /// added to a non-zero value, so the result is the same), two angles for one pass. A lane that
+    /// is not a number (a zero-length short mean, which the caller skips) gives any value.
+    @inline(__always) static func arcCosine(_ cosine: SIMD2<Double>) -> SIMD2<Double> {
+        let one = SIMD2<Double>(repeating: 1)
+        let x = cosine.clamped(lowerBound: -one, upperBound: one)
+        let a = x.replacing(with: -x, where: x .< 0)
+        var p = SIMD2<Double>(repeating: -0.0012624911)
+        p = p * a + 0.0066700901
+        p = p * a - 0.0170881256
+        p = p * a + 0.0308918810
+        p = p * a - 0.0501743046
+        p = p * a + 0.0889789874
+        p = p * a - 0.2145988016
+        p = p * a + 1.5707963050
+        let angle = (one - a).squareRoot() * p
+        return angle.replacing(with: Double.pi - angle, where: x .< 0)
     }
 
     /// acos(x) (rad) of a cosine, clamped to [-1, 1], within 2e-8 rad (Abramowitz and Stegun 4.4.46):

@@ -235,6 +235,16 @@ import Testing
         return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths
     }
 
+    @Test func arcCosineLanesAreTheScalarFunction() {
+        var cosines: [Double] = [-1.5, -1, -0.5, -0.0, 0, 0.5, 1, 1.5, .ulpOfOne, -.ulpOfOne, 1 - .ulpOfOne]
+        cosines += (0...2000).map { -1.1 + 2.2 * Double($0) / 2000 }
+        for k in stride(from: 0, to: cosines.count - 1, by: 1) {
+            let pair = WanderingTilt.arcCosine(SIMD2(cosines[k], cosines[k + 1]))
+            #expect(pair[0].bitPattern == WanderingTilt.arcCosine(cosines[k]).bitPattern, "\(cosines[k])")
+            #expect(pair[1].bitPattern == WanderingTilt.arcCosine(cosines[k + 1]).bitPattern, "\(cosines[k + 1])")
+        }
+    }
+
     @Test func armWorkAnglesInPairsAreTheScalarLoops() throws {
         for seed in 1...24 as ClosedRange<UInt64> {
             let samples = Self.ring(seed: seed)
