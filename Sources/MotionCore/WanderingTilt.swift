@@ -96,10 +96,13 @@ struct WanderingTilt: Sendable {
         return used > 0 ? sum / Double(used) : nil
     }
 
-    /// `arcCosine` of two cosines, one per lane: each lane the scalar function's operations in its
-    /// order (a lane whose |x| is 0 keeps the sign of its zero, which only ever multiplies or is
-    /// added to a non-zero value, so the result is the same), two angles for one pass. A lane that
-    /// is not a number (a zero-length short mean, which the caller skips) gives any value.
+    /// acos(x) (rad) of two cosines, one per lane, each clamped to [-1, 1], within 2e-8 rad
+    /// (Abramowitz and Stegun 4.4.46): libm's `acos` was 6 % of the whole bench's time at 118 calls
+    /// per window, the polynomial a fifth of it, and two lanes take one pass. Each lane does the
+    /// operations the scalar polynomial did before in its order (a lane whose |x| is 0 keeps the
+    /// sign of its zero, which only ever multiplies or is added to a non-zero value), so the angles
+    /// are the same bits. A lane that is not a number (a zero-length short mean, which the caller
+    /// skips) gives any value.
     @inline(__always) static func arcCosine(_ cosine: SIMD2<Double>) -> SIMD2<Double> {
         let one = SIMD2<Double>(repeating: 1)
         let x = cosine.clamped(lowerBound: -one, upperBound: one)
@@ -116,22 +119,8 @@ struct WanderingTilt: Sendable {
         return angle.replacing(with: Double.pi - angle, where: x .< 0)
     }
 
-    /// acos(x) (rad) of a cosine, clamped to [-1, 1], within 2e-8 rad (Abramowitz and Stegun 4.4.46):
-    /// libm's `acos` was 6 % of the whole bench's time at 118 calls per window, this is a fifth of it.
-    @inline(__always) static func arcCosine(_ cosine: Double) -> Double {
-        let x = min(1, max(-1, cosine))
-        let a = abs(x)
-        var p = -0.0012624911
-        p = p * a + 0.0066700901
-        p = p * a - 0.0170881256
-        p = p * a + 0.0308918810
-        p = p * a - 0.0501743046
-        p = p * a + 0.0889789874
-        p = p * a - 0.2145988016
-        p = p * a + 1.5707963050
-        let angle = (1 - a).squareRoot() * p
-        return x < 0 ? Double.pi - angle : angle
-    }
+    /// acos(x) (rad) of a cosine, clamped to [-1, 1], within 2e-8 rad: the pair function's lane.
+    @inline(__always) static func arcCosine(_ cosine: Double) -> Double { arcCosine(SIMD2(repeating: cosine))[0] }
 
     /// Takes one window (`threeAxis` false: a magnitude-only window, which clears the mean;
     /// `withCandidates` false: a three-axis window `TurningJerk` does not read, which leaves it);
