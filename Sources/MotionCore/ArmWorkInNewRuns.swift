@@ -34,8 +34,12 @@ enum ArmWorkInNewRuns {
     /// and one of the waits that hold now (`holding`) could already judge when the run was confirmed
     /// (`judgedBy`): a wait whose mean had not formed then (a walk out of a car in the first seconds of
     /// a recording) did not let the chain through on its reading, and does not judge the run later.
-    static func endsRun(threeAxis: Bool, runSteps: Int, afterWalk: Bool, holding: ArmWorkWaits, judgedBy: ArmWorkWaits) -> Bool {
-        threeAxis && runSteps < StepGate.recentMinSteps && !afterWalk && !holding.intersection(judgedBy).isEmpty
+    /// `afterWalk` and `holding` are read only when the cheap conditions leave the question open:
+    /// this runs every window of every run.
+    static func endsRun(threeAxis: Bool, runSteps: Int, afterWalk: @autoclosure () -> Bool,
+                        holding: @autoclosure () -> ArmWorkWaits, judgedBy: ArmWorkWaits) -> Bool {
+        threeAxis && runSteps < StepGate.recentMinSteps && !judgedBy.isEmpty && !afterWalk()
+            && !holding().intersection(judgedBy).isEmpty
     }
 }
 

@@ -67,6 +67,11 @@ struct CirclingArmWork: Sendable {
             sumZ += cz
             lengths += length
         }
+        /// One cross product p x m outside the pairs (the first pair's own, and an odd last one).
+        func addCross(_ p: (x: Double, y: Double, z: Double), _ m: (x: Double, y: Double, z: Double)) {
+            let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
+            add(cx, cy, cz, (cx * cx + cy * cy + cz * cz).squareRoot())
+        }
         var back = Self.span - 2
         while back >= 2 {
             let c = samples.sample(back - 1), d = samples.sample(back - 2)
@@ -84,16 +89,13 @@ struct CirclingArmWork: Sendable {
                 add(cx[0], cy[0], cz[0], length[0])
                 add(cx[1], cy[1], cz[1], length[1])
             } else {
-                let cx = my[0] * mz[1] - mz[0] * my[1], cy = mz[0] * mx[1] - mx[0] * mz[1], cz = mx[0] * my[1] - my[0] * mx[1]
-                add(cx, cy, cz, (cx * cx + cy * cy + cz * cz).squareRoot())
+                addCross((mx[0], my[0], mz[0]), (mx[1], my[1], mz[1]))
             }
             previous = (mx[1], my[1], mz[1])
         }
         if back >= 1, let p = previous {
             let c = samples.sample(back - 1)
-            let m = (x: (a.x + b.x + c.x) / 3 - gx, y: (a.y + b.y + c.y) / 3 - gy, z: (a.z + b.z + c.z) / 3 - gz)
-            let cx = p.y * m.z - p.z * m.y, cy = p.z * m.x - p.x * m.z, cz = p.x * m.y - p.y * m.x
-            add(cx, cy, cz, (cx * cx + cy * cy + cz * cz).squareRoot())
+            addCross(p, ((a.x + b.x + c.x) / 3 - gx, (a.y + b.y + c.y) / 3 - gy, (a.z + b.z + c.z) / 3 - gz))
         }
         guard lengths > 0 else { return nil }
         return (sumX * sumX + sumY * sumY + sumZ * sumZ).squareRoot() / lengths

@@ -385,7 +385,7 @@ struct StepGate: Sendable {
 
     /// Ends the current run (the classifier left locomotion); the chain starts afresh.
     mutating func endRun() {
-        if walking { movementWithoutWalk.noteRunEnd(showedGait: gaitShownAt >= runStart, lastStep: lastStep) }
+        if walking { movementWithoutWalk.noteRunEnd(showedGait: runShowsGait, lastStep: lastStep) }
         if walking && runSteps >= Self.recentMinSteps && jogged.teachesWalkMemory {
             recentPeriod = period
             recentPeriodTime = lastStep

@@ -59,9 +59,10 @@ struct WanderingTilt: Sendable {
         // of two angles in one instruction), each lane the scalar expression's IEEE operations in
         // its order, and summed in sample order: the same sum bit for bit.
         var waiting: (x: Double, y: Double, z: Double)?
-        func add(_ cosine: Double, length: Double) {
+        // A zero-length short mean has no direction: its angle (not a number) is left out.
+        func add(_ angle: Double, length: Double) {
             guard length > 0 else { return }
-            sum += Self.arcCosine(cosine)
+            sum += angle
             used += 1
         }
         for back in 0..<span {
@@ -80,18 +81,12 @@ struct WanderingTilt: Sendable {
             let vx = SIMD2(first.x, sx), vy = SIMD2(first.y, sy), vz = SIMD2(first.z, sz)
             let length = (vx * vx + vy * vy + vz * vz).squareRoot()
             let angle = Self.arcCosine((vx * gx + vy * gy + vz * gz) / (length * norm))
-            if length[0] > 0 {
-                sum += angle[0]
-                used += 1
-            }
-            if length[1] > 0 {
-                sum += angle[1]
-                used += 1
-            }
+            add(angle[0], length: length[0])
+            add(angle[1], length: length[1])
         }
         if let last = waiting {
             let length = (last.x * last.x + last.y * last.y + last.z * last.z).squareRoot()
-            add((last.x * gx + last.y * gy + last.z * gz) / (length * norm), length: length)
+            add(Self.arcCosine((last.x * gx + last.y * gy + last.z * gz) / (length * norm)), length: length)
         }
         return used > 0 ? sum / Double(used) : nil
     }
