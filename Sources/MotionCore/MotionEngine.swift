@@ -245,6 +245,7 @@ public struct MotionEngine: Sendable {
         } else if gate.walking {
             gate.endRun()
         }
+        gate.noteWindow(rejected: locomotion < Self.locomotionOff, start: windowStart, end: t)
     }
 
     @inline(__always)

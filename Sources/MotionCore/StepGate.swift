@@ -119,6 +119,8 @@ struct StepGate: Sendable {
     /// Until when a chain must overlap such a window before it is credited: set when a run ended
     /// as arm work (`observe`), renewed by every chain it holds back.
     private var doubtUntil = -Double.infinity
+    /// The latest long streak of windows the classifier rejected (gate v2.23-R).
+    private var rejectedWindows = RejectedWindows()
     /// The end of the last window, during the current run, whose band repeated at the run's
     /// period or twice it (`periodShownCorrelation`), -infinity before any.
     private var periodShownAt = -Double.infinity
@@ -365,6 +367,7 @@ struct StepGate: Sendable {
         gaitShownAt = -Double.infinity
         periodShownAt = -Double.infinity
         doubtUntil = -Double.infinity
+        rejectedWindows.reset()
         vertical.clear()
         armWork.reset()
         turningArmWork.reset()
@@ -400,6 +403,12 @@ struct StepGate: Sendable {
         strideRun = false
         irregularStreak = 0
         jogged.reset()
+    }
+
+    /// Every window, spanning `start...end`: whether the classifier rejected it (locomotion below
+    /// the level that ends a run; `RejectedWindows`, gate v2.23-R).
+    mutating func noteWindow(rejected: Bool, start: Double, end: Double) {
+        rejectedWindows.note(rejected: rejected, start: start, end: end)
     }
 
     /// The activity state's kind for the window just observed: a run called running is a jog
@@ -752,8 +761,14 @@ struct StepGate: Sendable {
         } else if faint && !windowShowsCadence(mean) {
             return
         }
-        // The chain before the confirming steps belongs to the same bout while it keeps the rhythm.
+        // The chain before the confirming steps belongs to the same bout while it keeps the rhythm;
+        // an ended chain not past a long stretch the classifier rejected (gate v2.23-R, `RejectedWindows`).
         first = regularStart(from: first, mean: mean)
+        if newestSampleTime - pending[last] > RejectedWindows.endedIntervals * mean,
+           let rejected = rejectedWindows.rejectedUntil(chainStart: pending[first]) {
+            while first <= last && pending[first] <= rejected { first += 1 }
+            guard last - first + 1 >= needed else { return }
+        }
         // Movement mostly across gravity is arm work: the chain waits (credited back once the
         // movement turns vertical, if it keeps its rhythm).
         if let vertical = verticalMean, vertical < Self.verticalFloor { return }

@@ -50,6 +50,8 @@ struct RobustnessBenchCommand: ParsableCommand {
         .quantise(bits: 8, range: 4), .quantise(bits: 10, range: 4), .quantise(bits: 12, range: 16),
         .zeroGOffset(minimum: 0.05, maximum: 0.15), .gainError(fraction: 0.03),
         .rotation, .magnitudeWatch(norm: watchNorm, gain: watchGain),
+        // The agent's own rate (`stepd` polls at 40 Hz), last so that every row above keeps its draws.
+        .resample(rate: 40, jitter: jitter),
     ] }
 
     func run() throws {

@@ -66,6 +66,8 @@ func walkingThreeAxisWindow() -> StepGate.WindowCadence {
 /// every window by default.
 /// `restWindows`: windows after the closing one (with `closingWindow`), in which a chain the desk minute
 /// held may be credited at rest (`DeskBoutAtRest`, fed by `desk` as the engine feeds it).
+/// `rejects`: whether the classifier rejected the window ending at a time (locomotion below the level
+/// that ends a run, `RejectedWindows`), noted as the engine notes it; nil notes none.
 /// Returns the steps credited.
 func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false, faint: Bool = false,
                    closingWindow: Bool = false, restWindows: Int = 0, locomotion: (Double) -> Bool = { _ in true },
@@ -76,6 +78,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
                    desk: ((Double) -> (values: [Double], magnitudeOnly: Bool, locomotion: Double))? = nil,
                    vehicleTime: Double? = nil,
                    activity: ((Double) -> ActivityKind)? = nil,
+                   rejects: ((Double) -> Bool)? = nil,
                    window: (Double) -> StepGate.WindowCadence) -> Int {
     var gate = StepGate(parameters: .fitted)
     gate.vehicleTime = vehicleTime
@@ -104,6 +107,7 @@ func creditedSteps(_ peaks: [Double], firstWindow: Double, unsure: Bool = false,
                                       end: end, steps: &credited)
         }
         if confirms(end) { gate.locomotionConfirmed(since: end - 5, unsure: unsure, faint: faint, steps: &credited) }
+        if let rejects { gate.noteWindow(rejected: rejects(end), start: end - 5, end: end) }
     }
     for t in peaks {
         while next <= t {

@@ -253,6 +253,25 @@ private func cut(_ samples: [AccelSample], from: Double, to: Double, offset: Dou
         #expect(steps(samples) == 0)
     }
 
+    @Test func aMinuteOfArmRhythmThatStopsIsNotCreditedAtItsEnd() {
+        // 2 Hz, 0.3 g at 45 degrees to gravity for 80 s between rests: the classifier calls it other
+        // movement throughout, and the window where it stops reads as a walk's end; 64 steps were
+        // credited back there before gate v2.23-R (`RejectedWindows`).
+        var noise = Noise()
+        let gravity = (x: 0.2, y: -0.3, z: 0.93), norm = (0.04 + 0.09 + 0.8649).squareRoot()
+        let g = (x: gravity.x / norm, y: gravity.y / norm, z: gravity.z / norm)
+        let acrossNorm = (g.y * g.y + g.x * g.x).squareRoot()
+        let across = (x: g.y / acrossNorm, y: -g.x / acrossNorm, z: 0.0)
+        let d = (x: (g.x + across.x) / 2.squareRoot(), y: (g.y + across.y) / 2.squareRoot(), z: (g.z + across.z) / 2.squareRoot())
+        let samples = (0..<(50 * 100)).map { i -> AccelSample in
+            let t = Double(i) / 50
+            let a = t >= 10 && t < 90 ? 0.3 * sin(2 * Double.pi * 2 * t) : 0
+            return AccelSample(t: t, x: g.x + a * d.x + 0.008 * noise.next(), y: g.y + a * d.y + 0.008 * noise.next(),
+                               z: g.z + a * d.z + 0.008 * noise.next())
+        }
+        #expect(steps(samples) <= 6)
+    }
+
     @Test func rhythmicArmMotionAlongGravityIsNotWalking() {
         // Brushing-like motion: 2 Hz, 0.25 g along gravity for a minute, with the forearm tilting.
         var noise = Noise()
