@@ -91,6 +91,31 @@ import Testing
         #expect(full.status != 0)
         #expect(full.error.contains("No space left on device (ENOSPC)"), "\(full.error)")
     }
+
+    /// The bundle held each recording unpacked under its `.csv.gz` name (read through the
+    /// recording reader), and skipped a capture whose gzip a full disk had cut short as "not
+    /// readable": the one file a developer needed. Every member is now the file's bytes on disk.
+    @Test func bundleHoldsTheFilesByteForByte() throws {
+        let directory = NSTemporaryDirectory() + "stepd-bundle-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/state/recordings", withIntermediateDirectories: true)
+        let fixture = try Data(contentsOf: URL(fileURLWithPath: AgentProcess.fixture))
+        #expect(fixture.prefix(2) == Data([0x1F, 0x8B]))
+        let files = ["20261207T100000Z-walk.csv.gz": fixture, "20261207T110000Z-cut.csv.gz": fixture.prefix(fixture.count / 2)]
+        for (name, bytes) in files { try bytes.write(to: URL(fileURLWithPath: directory + "/state/recordings/" + name)) }
+        let bundle = directory + "/bundle.tar.gz"
+        let made = try runTool(AgentProcess.stepctlPath, ["--socket", directory + "/no-agent.sock", "bundle", "--state-dir",
+                                                          directory + "/state", "--journal-lines", "0", "-o", bundle])
+        #expect(made.status == 0, "bundle: \(made.error)")
+        #expect(!made.output.contains("skipped"), "\(made.output)")
+        let extract = directory + "/x"
+        try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
+        #expect(try runTool("/bin/tar", ["-xzf", bundle, "-C", extract]).status == 0)
+        for (name, bytes) in files {
+            let inside = try? Data(contentsOf: URL(fileURLWithPath: extract + "/stepd-bundle/recordings/" + name))
+            #expect(inside == bytes, "\(name): \(inside.map { "\($0.count) bytes" } ?? "missing") in the bundle, \(bytes.count) on disk")
+        }
+    }
 }
 
 /// `stepctl analyze` reported a recording whose time jumps back as a segment ending before it
