@@ -44,6 +44,10 @@ struct ZoneOptions: ParsableArguments {
 
     /// A zone that does not load is a bad command line, reported before connecting.
     func validate() throws {
+        // An empty value is an unset shell variable: it loaded as UTC, so `status` and `samples
+        // list` showed UTC without a word, and the commands that name it to the agent exited 1
+        // with the protocol's "\"time_zone\" must not be empty".
+        guard tz != "" else { throw ValidationError("--tz needs a zone, got an empty one; \(zoneForms)") }
         if let tz {
             do { _ = try LocalTimes(tz: tz) } catch { throw ValidationError("\(error)") }
         }

@@ -183,6 +183,11 @@ import Testing
         (["watch", "--update-on", "0"], "--update-on must be between 1 and 100000, got 0"),
         (["record", "--minutes", "241"], "--minutes must be 1 to 240, got 241"),
         (["history", "--tz", "Mars/Olympus"], "--tz Mars/Olympus: unknown time zone 'Mars/Olympus'"),
+        // An unset shell variable: status and samples list showed UTC, the others exited 1 after
+        // the agent refused "time_zone": "".
+        (["status", "--tz", ""], "--tz needs a zone, got an empty one"),
+        (["samples", "list", "--tz", ""], "--tz needs a zone, got an empty one"),
+        (["today", "--tz", ""], "--tz needs a zone, got an empty one"),
         // Bad --last and times exited 1, as when the agent refuses a request.
         (["history", "--last", "xyz"], "--last xyz: use a duration such as 7d, 12h or 90m"),
         (["steps", "--from", "yesterday"], "--from yesterday: not a time"),
