@@ -66,11 +66,14 @@ final class AgentService: StepdService {
             throw .unavailable("\(error)")
         }
         // Stored history keeps the dominant activity of each record, not the classifier's
-        // confidence at the time; the live state carries its own.
+        // confidence at the time; the live state carries its own. The ongoing segment reaches the
+        // present, not the end of a range that runs past it: a range ending in an hour gave the
+        // walk going on now "medium" where one ending now gave it the live "high".
         let live = currentActivity()
+        let present = min(range.end, now)
         return ActivityQueryResult(segments: segments.map { segment in
             var segment = segment
-            if segment.end >= range.end - 1 && segment.kind == live.kind { segment.confidence = live.confidence }
+            if segment.end >= present - 1 && segment.kind == live.kind { segment.confidence = live.confidence }
             return segment
         })
     }

@@ -314,3 +314,26 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 }
+
+/// activity.query gives the segment going on now the live confidence (stored records keep
+/// none); it did so only when the range ended now, so a range running past the present (an
+/// app asking for "today until midnight") got "medium" for the walk `activity.current` called
+/// "high".
+@Suite struct ActivityQueryLiveConfidenceTests {
+    @Test func theOngoingSegmentHasTheLiveConfidenceWhereverTheRangeEnds() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "10"], environment: ["TZ": "UTC"])
+        let client = try agent.connect()
+        let status = try agent.waitForStatus(timeout: 60) {
+            $0.value(atPath: "activity.type") == "walking" && $0.value(atPath: "activity.confidence") == "high"
+                && ($0.value(atPath: "steps.since_start")?.intValue ?? 0) >= 20
+        }
+        let now = try #require(status["time"]?.doubleValue)
+        for end in [now, now + 3600] {
+            let answer = try client.call(.activityQuery, ["start": .double(now - 600), "end": .double(end)])
+            let last = try #require(answer["segments"]?.arrayValue?.last, "\(answer.jsonText)")
+            #expect(last["type"] == "walking", "end now + \(end - now) s: \(answer.jsonText)")
+            #expect(last["confidence"] == "high", "end now + \(end - now) s: \(answer.jsonText)")
+        }
+        #expect(agent.terminate() == 0)
+    }
+}
