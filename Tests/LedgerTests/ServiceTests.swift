@@ -95,6 +95,11 @@ import Testing
         writeFile(path, Array(good.dropLast(9)))
         let torn = try LedgerVerifier.verify(stateDirectory: dir)
         #expect(torn.tornTails == 1 && torn.corrupt == 1 && !torn.isClean)
+        // The place is a byte offset: "2024-06-01.steps:<offset>:" read as a line number (line
+        // 380 of a 5-line file).
+        let fourLines = (good.indices.filter { good[$0] == 0x0A }.dropFirst(3).first ?? 0) + 1
+        #expect(torn.problems.count == 1 && torn.problems[0].hasPrefix(
+            "2024-06-01.steps: torn tail of \(good.count - 9 - fourLines) byte(s) at byte \(fourLines) ("), "\(torn.problems)")
         let logs = LogCollector()
         let recovered = try LedgerService(stateDirectory: dir, options: options(), logger: logs.logger)
         #expect(recovered.recordedSteps == 400)
@@ -104,6 +109,10 @@ import Testing
         var damaged = readFile(path)
         damaged[120] ^= 0x04
         writeFile(path, damaged)
+        let corrupt = try LedgerVerifier.verify(stateDirectory: dir)
+        let secondLine = (damaged.firstIndex(of: 0x0A) ?? 0) + 1
+        #expect(corrupt.problems.count == 1 && corrupt.problems[0].hasPrefix("2024-06-01.steps: corrupt line at byte \(secondLine): "),
+                "\(corrupt.problems)")
         let logs2 = LogCollector()
         let repaired = try LedgerService(stateDirectory: dir, options: options(), logger: logs2.logger)
         #expect(repaired.recordedSteps == 300)
