@@ -178,6 +178,32 @@ import Testing
         #expect(checkpoints.count <= 3)
     }
 
+    /// `ledger.message` said the backlog of the last failed attempt ("keeping 1 record(s)")
+    /// beside `backlog_records` 3 until the next retry, and the shutdown line said "keeping ...
+    /// in memory and retrying every 10 s; they are lost".
+    @Test func degradedMessageCountsTheBacklogAsItIsNow() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        var slowRetry = options(fs)
+        slowRetry.retryInterval = 1000
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: slowRetry, logger: logs.logger)
+        fs.failWrites = ENOSPC
+        service.addDetectedSteps(times: steps(100, from: t0), distance: 0, activity: .walking, now: t0 + 50)
+        #expect(service.health.backlogRecords == 1)
+        #expect(service.health.message?.hasSuffix("(ENOSPC); keeping 1 record(s) in memory and retrying every 1000 s") == true,
+                "\(service.health.message ?? "nil")")
+        service.addDetectedSteps(times: steps(200, from: t0 + 60), distance: 0, activity: .walking, now: t0 + 160)
+        #expect(service.health.backlogRecords == 3)
+        #expect(service.health.message?.hasSuffix("(ENOSPC); keeping 3 record(s) in memory and retrying every 1000 s") == true,
+                "\(service.health.message ?? "nil")")
+        service.shutdown(now: t0 + 170)
+        let last = logs.all.last ?? ""
+        #expect(last.hasPrefix("error: ledger: shutting down with 3 record(s) (300 steps) not written: cannot write 2024-06-01.steps: "), "\(last)")
+        #expect(last.hasSuffix("(ENOSPC); they are lost") && !last.contains("retrying"), "\(last)")
+    }
+
     @Test func readOnlyDirectoryAtStartDegrades() throws {
         let dir = makeTemporaryDirectory()
         defer { removeTree(dir) }
