@@ -53,7 +53,10 @@ final class AgentService: StepdService {
     private func currentActivity() -> ActivityResult {
         let state = agent.currentActivity
         return ActivityResult(kind: state.kind, confidence: state.confidence,
-                              start: agent.sensor.timeMapping(wallNow: now).wall(atSensorTime: state.start))
+                              // On the agent's calendar, as the steps and activity.update are: without the
+                              // rate, a walk begun hours ago on a --simulate-start calendar read as seconds ago.
+                              start: agent.sensor.timeMapping(wallNow: now, calendarRate: agent.wallClock.rate)
+                                  .wall(atSensorTime: state.start))
     }
 
     func activityQuery(_ params: ActivityQueryParams) throws(RPCError) -> ActivityQueryResult {
