@@ -38,6 +38,8 @@ public final class Agent {
 
     let startedMonotonic: Double
     let startedWall: Double
+    /// The sensor clock when the agent started: no activity began before it.
+    let sensorClockAtStart: Double
     private var stopRequested = false
     private var lastSensorService: Double?
     private var readySent = false
@@ -72,6 +74,7 @@ public final class Agent {
                              maxBytes: options.recordingsMaxMegabytes * 1_048_576, logger: logger)
         startedMonotonic = SystemClocks.monotonic()
         startedWall = wallClock.now()
+        sensorClockAtStart = sensor.clock.now()
         nextMetricsWrite = startedMonotonic
         stallArmed = options.stallAfter != nil
     }

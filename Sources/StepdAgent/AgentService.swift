@@ -55,8 +55,11 @@ final class AgentService: StepdService {
         return ActivityResult(kind: state.kind, confidence: state.confidence,
                               // On the agent's calendar, as the steps and activity.update are: without the
                               // rate, a walk begun hours ago on a --simulate-start calendar read as seconds ago.
+                              // The classifier's first state starts at sensor time 0, which a real chip's
+                              // clock (CLOCK_MONOTONIC) put at the machine's boot: "unknown since 14:34"
+                              // for an agent started at 21:08 whose sensor was missing.
                               start: agent.sensor.timeMapping(wallNow: now, calendarRate: agent.wallClock.rate)
-                                  .wall(atSensorTime: state.start))
+                                  .wall(atSensorTime: max(state.start, agent.sensorClockAtStart)))
     }
 
     func activityQuery(_ params: ActivityQueryParams) throws(RPCError) -> ActivityQueryResult {

@@ -337,3 +337,22 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 }
+
+/// A real sensor that never answered: the first activity state ("unknown") read as begun at the
+/// machine's boot, hours before the agent started (sensor time 0 on CLOCK_MONOTONIC).
+@Suite struct ActivityStartTests {
+    @Test func noActivityBeganBeforeTheAgent() throws {
+        let directory = NSTemporaryDirectory() + "stepd-absent-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let board = directory + "/absent.toml"
+        try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let before = Date().timeIntervalSince1970
+        let agent = try AgentProcess(arguments: ["--board", board])
+        let status = try agent.waitForStatus { $0.value(atPath: "sensor.health") == "lost" }
+        let start = try #require(status.value(atPath: "activity.start")?.doubleValue, "\(status.jsonText)")
+        #expect(status.value(atPath: "activity.type") == "unknown")
+        #expect(start >= before - 1 && start <= (status["time"]?.doubleValue ?? 0), "unknown since \(before - start) s before the agent started")
+        #expect(agent.terminate() == 0)
+    }
+}
