@@ -231,6 +231,14 @@ import Testing
     }
 
     /// The same commands without the stray option get as far as connecting (and fail there).
+    /// A negative offset is a zone, not an option: "--tz -05:00" was "Missing value for '--tz <zone>'" (64).
+    @Test func aNegativeOffsetIsAZone() throws {
+        for arguments in [["today", "--tz", "-05:00"], ["history", "--tz", "-0530", "--by", "day"], ["status", "--tz", "-3"]] {
+            let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+            #expect(result.status == 1 && result.error.contains("stepd is not running"), "\(arguments): \(result.error)")
+        }
+    }
+
     @Test func withoutTheStrayOptionTheyConnect() throws {
         for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
                                                  "--sync-identifier", "a", "--sync-version", "2"]] {
