@@ -358,6 +358,9 @@ final class AgentService: StepdService {
                                                metadata: metadata, monotonicNow: monotonic, wallNow: now)
             agent.logger.info("recording.start by uid \(caller.uid)")
             return RecordingStartResult(file: file, until: now + Double(params.minutes) * 60)
+        } catch .cannotCreate(let path, let code) {
+            // The disk, not the request (-32002, as for a ledger that cannot be written).
+            throw .unavailable("cannot create \(path): \(code); free space in the state directory or fix its permissions")
         } catch {
             throw .validationFailed("\(error)")
         }

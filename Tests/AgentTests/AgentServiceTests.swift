@@ -344,4 +344,23 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
         #expect(stopped["samples"] == 0)
         #expect(FileManager.default.fileExists(atPath: file))
     }
+
+    /// On a full disk the start was answered with the file: nothing could be written, the
+    /// sidecar was missing, and `stepctl record --wait` printed "recorded FILE" over an empty
+    /// file. A sidecar that cannot be written now refuses the start and leaves no file behind.
+    @Test func aRecordingWhoseSidecarCannotBeWrittenDoesNotStart() throws {
+        let directory = NSTemporaryDirectory() + "stepd-capture-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The sidecar's name taken by a non-empty folder: its atomic rename fails, as a write
+        // fails on a full disk.
+        let base = directory + "/19700101T000100Z-x"
+        try FileManager.default.createDirectory(atPath: base + ".json/in-the-way", withIntermediateDirectories: true)
+        let capture = RawCapture(directory: directory, maxBytes: 1 << 30, logger: .silent)
+        let metadata = RawCapture.Metadata(board: "b", chip: "mpu6050", rateHz: 40, label: "x", agentVersion: "t")
+        #expect(throws: RawCapture.StartError.self) {
+            _ = try capture.start(minutes: 1, label: "x", metadata: metadata, monotonicNow: 0, wallNow: 60)
+        }
+        #expect(!capture.isRecording)
+        #expect(!FileManager.default.fileExists(atPath: base + ".csv.gz"))
+    }
 }
