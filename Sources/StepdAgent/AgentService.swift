@@ -244,6 +244,12 @@ final class AgentService: StepdService {
             }
             records = Array(records.prefix(keep))
             nextStart = Double(records.last.map { $0.startMs == cut ? cut + 1 : cut } ?? cut) / 1000
+            // The page grew to hold every sample of its last millisecond: more follow only if one
+            // starts after it (it said `more` and sent the client to an empty page).
+            if let next = nextStart, records.last?.startMs == cut,
+               ledger.samples(startingFrom: next, to: range.end, filter: try filter(params.selection), limit: 1).isEmpty {
+                nextStart = nil
+            }
         }
         // At most SamplesListParams.maximumLimit samples of under 400 bytes each: always one answer.
         let listed = records.map { record in

@@ -345,6 +345,24 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
         #expect(FileManager.default.fileExists(atPath: file))
     }
 
+    /// A page that grows to hold every sample of its last millisecond said `more` with a
+    /// next_start even when nothing followed: the next page was empty.
+    @Test func aPageOfSamplesThatStartTogetherEndsTheList() throws {
+        let memory = try InMemoryAgent()
+        let start = pastMinute(240)
+        _ = try memory.result(.samplesAdd, ["samples": .array((1...3).map { sample("app:phone", start: start, minutes: Double($0), steps: 10) })])
+        let page = try memory.result(.samplesList, ["start": .double(start - 60), "end": .double(start + 3600), "limit": 2])
+        #expect(page["samples"]?.arrayValue?.count == 3)
+        #expect(page["more"] == false && page["next_start"] == .null, "\(page.jsonText)")
+        // With one more after them, the page still says so.
+        _ = try memory.result(.samplesAdd, sample("app:phone", start: start + 600, minutes: 1, steps: 10))
+        let again = try memory.result(.samplesList, ["start": .double(start - 60), "end": .double(start + 3600), "limit": 2])
+        #expect(again["samples"]?.arrayValue?.count == 3)
+        #expect(again["more"] == true, "\(again.jsonText)")
+        let rest = try memory.result(.samplesList, ["start": try #require(again["next_start"]), "end": .double(start + 3600), "limit": 2])
+        #expect(rest["samples"]?.arrayValue?.count == 1 && rest["more"] == false, "\(rest.jsonText)")
+    }
+
     /// On a full disk the start was answered with the file: nothing could be written, the
     /// sidecar was missing, and `stepctl record --wait` printed "recorded FILE" over an empty
     /// file. A sidecar that cannot be written now refuses the start and leaves no file behind.
