@@ -144,10 +144,10 @@ public final class Agent {
         afterTurn()
     }
 
-    /// The earliest deadline, in whole milliseconds (rounded up so a deadline is never polled early).
     /// Seconds after the start at which the agent reports READY with the sensor still lost.
     static let readyWithoutSensorAfter = 10.0
 
+    /// The earliest deadline, in whole milliseconds (rounded up so a deadline is never polled early).
     private func millisecondsUntilNextDeadline() -> Int32 {
         let now = SystemClocks.monotonic()
         var delay = sensor.realDelayUntilDue()
