@@ -70,7 +70,8 @@ public enum BoardParser {
         }
 
         var chip: ChipModel?
-        if let chipText = try string("chip") {
+        let chipText = try string("chip")
+        if let chipText {
             guard let model = ChipModel(rawValue: chipText) else {
                 throw fail("chip", "'\(chipText)' is not supported; use \(ChipModel.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or "))")
             }
@@ -83,6 +84,11 @@ public enum BoardParser {
         if let value = try integer("address") {
             guard (0x08...0x77).contains(value) else {
                 throw fail("address", "\(value) is outside the 7-bit range 0x08..0x77 (\(usualAddresses))")
+            }
+            // Each chip answers only at the addresses its pin selects: a LIS3DH board copied from
+            // an MPU-6050 one (address = 0x68) passed --check and then never found its chip.
+            if chipText != nil, let model = chip, !model.descriptor.addresses.contains(UInt8(value)) {
+                throw fail("address", "0x\(String(value, radix: 16)) is not an address the \(model.displayName) answers at; use \(model.descriptor.addresses.map { "0x" + String($0, radix: 16) }.joined(separator: " or ")) (its address pin picks one), or leave address out to probe both")
             }
             address = UInt8(value)
         }

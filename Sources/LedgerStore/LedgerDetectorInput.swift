@@ -85,12 +85,13 @@ extension LedgerService {
         writeBacklog(now: now)
         if !backlog.isEmpty {
             let steps = backlog.reduce(0) { $0 + $1.steps }
+            // The failure without "keeping ... in memory and retrying", which no longer holds.
             logger.error("ledger: shutting down with \(backlog.count) record(s) (\(steps) steps) not written: \(degradedMessage ?? "unknown error"); they are lost")
         }
     }
 
     public var health: LedgerHealth {
-        LedgerHealth(state: degradedMessage == nil ? .ok : .degraded, message: degradedMessage,
+        LedgerHealth(state: degradedMessage == nil ? .ok : .degraded, message: degradedText,
                      backlogRecords: backlog.count, pendingSteps: pending?.steps ?? 0)
     }
 }

@@ -47,6 +47,9 @@ public final class LedgerService {
     var syncRecords: [UInt64: SampleSync] = [:]
 
     var degradedMessage: String?
+    /// The failure keeps records in memory: `health` and the log add the backlog's count as it
+    /// is then, not as it was at the last attempt.
+    var degradedKeepsBacklog = false
     /// What failed (operation and errno), so a retry failing the same way stays quiet while
     /// the message (with its growing backlog count) is kept current for `health`.
     var degradedCause: String?

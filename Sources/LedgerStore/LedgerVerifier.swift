@@ -47,13 +47,14 @@ public enum LedgerVerifier {
             report.bytes += file.size
             for problem in file.scan.damagedLines {
                 report.corrupt += 1
-                report.problems.append("\(file.name):\(problem.offset): \(problem.reason)")
+                // "file:N" reads as a line number; N is a byte offset (as the recovery's log says).
+                report.problems.append("\(file.name): corrupt line at byte \(problem.offset): \(problem.reason)")
             }
             if file.scan.hasTornTail {
                 report.corrupt += 1
                 report.tornTails += 1
                 let reason = file.scan.tailProblems.first?.reason ?? "bad bytes"
-                report.problems.append("\(file.name):\(file.scan.validLength): torn tail of \(file.scan.tornTailBytes) byte(s) (\(reason))")
+                report.problems.append("\(file.name): torn tail of \(file.scan.tornTailBytes) byte(s) at byte \(file.scan.validLength) (\(reason))")
             }
         }
         let integrity = LedgerIntegrity.check(scanned.flatMap { $0.scan.records.map(\.record) })

@@ -59,8 +59,7 @@ extension LedgerService {
             do throws(FileSystemError) {
                 try prepareDirectories()
             } catch {
-                degrade("cannot create the ledger directory \(directory): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot create \(directory): \(error)")
+                degrade("cannot create the ledger directory \(directory): \(error)", keepingBacklog: true, now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot create \(directory): \(error)")
                 return
             }
         }
@@ -87,8 +86,7 @@ extension LedgerService {
                     if existing == nil { try fs.syncDirectory(directory) }
                 }
             } catch {
-                degrade("cannot write \(name): \(error); keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s",
-                        now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot write \(name): \(error)")
+                degrade("cannot write \(name): \(error)", keepingBacklog: true, now: now, cause: "\(error.operation) errno \(error.errno)", summary: "cannot write \(name): \(error)")
                 return
             }
             files[day] = DayFile(size: size,
@@ -123,6 +121,7 @@ extension LedgerService {
             let lasted = seconds.flatMap { Int(exactly: $0) }.map { "after \($0) s" } ?? "after a failure at start"
             logger.notice("ledger: writing again \(lasted); \(written) backlogged record(s) written; the failure was: \(faultSummary ?? "unknown")")
             degradedMessage = nil
+            degradedKeepsBacklog = false
             degradedCause = nil
             faultStart = nil
             faultSummary = nil
@@ -160,15 +159,27 @@ extension LedgerService {
     /// One error line when writing starts to fail (or fails a new way), not one per retry.
     /// `summary`: the failure without the advice and counts of `message`, for the notice that
     /// ends the outage.
-    func degrade(_ message: String, now: Double?, cause: String? = nil, summary: String? = nil) {
+    /// `keepingBacklog`: the records wait in memory for a retry, which the message then says
+    /// with their current count.
+    func degrade(_ message: String, keepingBacklog: Bool = false, now: Double?, cause: String? = nil, summary: String? = nil) {
         if degradedMessage == nil {
             faultStart = now
             faultSummary = summary ?? message
         }
         let cause = cause ?? message
-        if degradedCause != cause { logger.error("ledger: \(message)") }
+        let isNew = degradedCause != cause
         degradedCause = cause
         degradedMessage = message
+        degradedKeepsBacklog = keepingBacklog
+        if isNew { logger.error("ledger: \(degradedText ?? message)") }
         nextRetry = now.map { $0 + options.retryInterval }
+    }
+
+    /// The degraded message as `health` reports it: with the backlog's count now (it said the
+    /// count of the last failed attempt, "keeping 1 record(s)" beside backlog_records 3).
+    var degradedText: String? {
+        guard let degradedMessage else { return nil }
+        guard degradedKeepsBacklog else { return degradedMessage }
+        return degradedMessage + "; keeping \(backlog.count) record(s) in memory and retrying every \(Int(options.retryInterval)) s"
     }
 }

@@ -6,7 +6,8 @@ import StepProtocol
 /// Why a client call failed, phrased for the person at the shell.
 public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case notRunning(path: String)
-    case accessDenied(path: String)
+    /// `group`: the socket's group when it can be read (nil: a folder on the way is closed).
+    case accessDenied(path: String, group: String?)
     case staleSocket(path: String)
     case notASocket(path: String)
     case io(operation: String, errno: Int32)
@@ -24,8 +25,14 @@ public enum ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notRunning(let path):
             return "stepd is not running or uses another socket: \(path) does not exist. Start it with `stepd` (or `systemctl start stepd`), or pass --socket PATH"
-        case .accessDenied(let path):
-            return "no permission to connect to \(path): add yourself to group stepd (`sudo usermod -aG stepd $USER`, then log in again)"
+        case .accessDenied(let path, "root"):
+            return "no permission to connect to \(path): its group is root; run as root (sudo), or start stepd with --socket-group GROUP and join that group"
+        case .accessDenied(let path, let group?):
+            // The socket's own group: a socket of another group (--socket-group) was said to
+            // want group stepd.
+            return "no permission to connect to \(path): add yourself to its group \(group) (`sudo usermod -aG \(group) $USER`, then log in again)"
+        case .accessDenied(let path, nil):
+            return "no permission to reach \(path): a folder on the way is closed to you (the packaged service's socket is for group stepd: `sudo usermod -aG stepd $USER`, then log in again)"
         case .staleSocket(let path):
             return "\(path) exists but nothing listens on it (stale socket from a stopped agent): start stepd, or pass --socket PATH"
         case .notASocket(let path):
@@ -74,7 +81,7 @@ public final class UnixSocketClient {
         } catch {
             switch error.rawValue {
             case ENOENT, ENOTDIR: throw .notRunning(path: path)
-            case EACCES, EPERM: throw .accessDenied(path: path)
+            case EACCES, EPERM: throw .accessDenied(path: path, group: Self.groupName(of: path))
             // connect(2) answers ECONNREFUSED for any file that is not a listening socket.
             case ECONNREFUSED:
                 var info = stat()
@@ -83,6 +90,20 @@ public final class UnixSocketClient {
             default: throw .io(operation: "connect to \(path)", errno: error.rawValue)
             }
         }
+    }
+
+    /// The name of the group owning `path` (its number when the group database has no name);
+    /// nil when `path` cannot be examined.
+    static func groupName(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        var group = Glibc.group()
+        var found: UnsafeMutablePointer<Glibc.group>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getgrgid_r(info.st_gid, &group, &buffer, buffer.count, &found) == 0, found != nil, let name = group.gr_name else {
+            return String(info.st_gid)
+        }
+        return String(cString: name)
     }
 
     public func close() { descriptor.close() }

@@ -64,6 +64,9 @@ public final class UnixSocketServer {
         var outputOffset = 0
         /// Not polled for input: the layer above holds requests until answers are read.
         var readingPaused = false
+        /// The client shut down its writing side (end of file) but may still read: its queued
+        /// answers go out before the connection is closed.
+        var inputClosed = false
 
         init(id: ClientID, descriptor: FileDescriptor, peer: RPCPeer) {
             self.id = id
@@ -198,7 +201,7 @@ public final class UnixSocketServer {
         fds.reserveCapacity(connections.count + 1)
         fds.append(pollfd(fd: listener.rawValue, events: listenerResting ? 0 : Int16(POLLIN), revents: 0))
         for connection in connections.values {
-            var events = connection.readingPaused ? Int16(0) : Int16(POLLIN)
+            var events = connection.readingPaused || connection.inputClosed ? Int16(0) : Int16(POLLIN)
             if connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
             fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
         }
@@ -222,6 +225,7 @@ public final class UnixSocketServer {
                     drop(connection, reason: "write failed", byServer: false, &events)
                     continue
                 }
+                if closeIfAnswered(connection, &events) { continue }
             }
             if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 readAvailable(connection, &events)
@@ -287,7 +291,11 @@ public final class UnixSocketServer {
             return
         }
         if received == 0 {
-            drop(connection, reason: "closed by peer", byServer: false, &events)
+            // End of file: the client will send nothing more, but one that shut down only its
+            // writing side (`printf REQUEST | socat -t 2 - UNIX-CONNECT:...`) still reads. Its
+            // answers not yet taken by the socket were discarded: a large one arrived cut short.
+            connection.inputClosed = true
+            _ = closeIfAnswered(connection, &events)
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<received])
@@ -333,7 +341,17 @@ public final class UnixSocketServer {
 
     /// Stops (or resumes) polling a client for input; its hang-up is still noticed.
     public func pauseReading(_ id: ClientID, _ paused: Bool) {
-        connections[id]?.readingPaused = paused
+        guard let connection = connections[id] else { return }
+        connection.readingPaused = paused
+        _ = closeIfAnswered(connection, &deferredEvents)
+    }
+
+    /// Closes a connection whose client has ended its input once everything owed to it is
+    /// written (no queued output, no requests held above); true when it was closed.
+    private func closeIfAnswered(_ connection: Connection, _ events: inout [SocketEvent]) -> Bool {
+        guard connection.inputClosed, connection.pendingOutput == 0, !connection.readingPaused else { return false }
+        drop(connection, reason: "closed by peer", byServer: false, &events)
+        return true
     }
 
     /// Queues one line (a newline is appended) and writes what the socket takes now. Returns

@@ -38,6 +38,8 @@ public final class Agent {
 
     let startedMonotonic: Double
     let startedWall: Double
+    /// The sensor clock when the agent started: no activity began before it.
+    let sensorClockAtStart: Double
     private var stopRequested = false
     private var lastSensorService: Double?
     private var readySent = false
@@ -72,6 +74,7 @@ public final class Agent {
                              maxBytes: options.recordingsMaxMegabytes * 1_048_576, logger: logger)
         startedMonotonic = SystemClocks.monotonic()
         startedWall = wallClock.now()
+        sensorClockAtStart = sensor.clock.now()
         nextMetricsWrite = startedMonotonic
         stallArmed = options.stallAfter != nil
     }
@@ -141,6 +144,9 @@ public final class Agent {
         afterTurn()
     }
 
+    /// Seconds after the start at which the agent reports READY with the sensor still lost.
+    static let readyWithoutSensorAfter = 10.0
+
     /// The earliest deadline, in whole milliseconds (rounded up so a deadline is never polled early).
     private func millisecondsUntilNextDeadline() -> Int32 {
         let now = SystemClocks.monotonic()
@@ -151,6 +157,9 @@ public final class Agent {
         if metrics != nil { delay = min(delay, nextMetricsWrite - now) }
         if notifier.watchdogInterval != nil { delay = min(delay, nextWatchdogCheck - now) }
         if capture.isRecording, let end = capture.deadline { delay = min(delay, end - now) }
+        // Without a sensor the loop slept until the next re-probe, so READY came 16 s after the
+        // start, or whenever a client or signal woke it, not after the 10 s.
+        if !readySent { delay = min(delay, startedMonotonic + Self.readyWithoutSensorAfter - now) }
         delay = max(0, min(delay, 60))
         return Int32((delay * 1000).rounded(.up))
     }
@@ -222,7 +231,7 @@ public final class Agent {
         if let tick = ledger.nextTickTime, tick <= wall { ledger.tick(now: wall) }
         capture.expireIfDue(monotonicNow: now)
 
-        if !readySent, sensor.supervisor.status.health != .lost || now - startedMonotonic >= 10 {
+        if !readySent, sensor.supervisor.status.health != .lost || now - startedMonotonic >= Self.readyWithoutSensorAfter {
             // READY once the sensor is configured and the socket listens; a sensor that is absent
             // must not keep the unit "activating" forever, so after 10 s the agent reports ready
             // with the sensor lost (status says so) and keeps re-probing.

@@ -53,7 +53,13 @@ final class AgentService: StepdService {
     private func currentActivity() -> ActivityResult {
         let state = agent.currentActivity
         return ActivityResult(kind: state.kind, confidence: state.confidence,
-                              start: agent.sensor.timeMapping(wallNow: now).wall(atSensorTime: state.start))
+                              // On the agent's calendar, as the steps and activity.update are: without the
+                              // rate, a walk begun hours ago on a --simulate-start calendar read as seconds ago.
+                              // The classifier's first state starts at sensor time 0, which a real chip's
+                              // clock (CLOCK_MONOTONIC) put at the machine's boot: "unknown since 14:34"
+                              // for an agent started at 21:08 whose sensor was missing.
+                              start: agent.sensor.timeMapping(wallNow: now, calendarRate: agent.wallClock.rate)
+                                  .wall(atSensorTime: max(state.start, agent.sensorClockAtStart)))
     }
 
     func activityQuery(_ params: ActivityQueryParams) throws(RPCError) -> ActivityQueryResult {
@@ -66,11 +72,14 @@ final class AgentService: StepdService {
             throw .unavailable("\(error)")
         }
         // Stored history keeps the dominant activity of each record, not the classifier's
-        // confidence at the time; the live state carries its own.
+        // confidence at the time; the live state carries its own. The ongoing segment reaches the
+        // present, not the end of a range that runs past it: a range ending in an hour gave the
+        // walk going on now "medium" where one ending now gave it the live "high".
         let live = currentActivity()
+        let present = min(range.end, now)
         return ActivityQueryResult(segments: segments.map { segment in
             var segment = segment
-            if segment.end >= range.end - 1 && segment.kind == live.kind { segment.confidence = live.confidence }
+            if segment.end >= present - 1 && segment.kind == live.kind { segment.confidence = live.confidence }
             return segment
         })
     }
@@ -235,6 +244,12 @@ final class AgentService: StepdService {
             }
             records = Array(records.prefix(keep))
             nextStart = Double(records.last.map { $0.startMs == cut ? cut + 1 : cut } ?? cut) / 1000
+            // The page grew to hold every sample of its last millisecond: more follow only if one
+            // starts after it (it said `more` and sent the client to an empty page).
+            if let next = nextStart, records.last?.startMs == cut,
+               ledger.samples(startingFrom: next, to: range.end, filter: try filter(params.selection), limit: 1).isEmpty {
+                nextStart = nil
+            }
         }
         // At most SamplesListParams.maximumLimit samples of under 400 bytes each: always one answer.
         let listed = records.map { record in
@@ -349,6 +364,9 @@ final class AgentService: StepdService {
                                                metadata: metadata, monotonicNow: monotonic, wallNow: now)
             agent.logger.info("recording.start by uid \(caller.uid)")
             return RecordingStartResult(file: file, until: now + Double(params.minutes) * 60)
+        } catch .cannotCreate(let path, let code) {
+            // The disk, not the request (-32002, as for a ledger that cannot be written).
+            throw .unavailable("cannot create \(path): \(code); free space in the state directory or fix its permissions")
         } catch {
             throw .validationFailed("\(error)")
         }

@@ -28,7 +28,7 @@ public enum AgentExitStatus: Int32, CaseIterable, Sendable {
         case .failure: return "An unexpected failure; systemd restarts the service."
         case .usage: return "Bad command line (EX_USAGE); the message names the flag. Not restarted."
         case .cannotCreate: return "The state directory, ledger or socket could not be created or opened, or another stepd runs on the state directory (EX_CANTCREAT); the message names it."
-        case .configuration: return "Bad board file or recording (EX_CONFIG); the message says what to fix. Not restarted."
+        case .configuration: return "Bad board file or recording, no board file at all, or a --socket-group or --admin-group that does not exist (EX_CONFIG); the message says what to fix. Not restarted."
         }
     }
 }

@@ -39,11 +39,18 @@ let zoneForms = "A name such as Europe/Berlin, UTC, or an offset such as +02:00.
 /// the shell's zone by default put the agent's midnight at "18:00" the day before for a shell
 /// west of it, and `activity --history` or `samples list` disagreed with `history` on the days.
 struct ZoneOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Time zone of the days and times given and shown (default: the agent's). \(zoneForms)", valueName: "zone"))
+    /// Unconditional, like --from: a negative offset ("--tz -05:00", a form the agent takes) was
+    /// read as an option, "Missing value for '--tz <zone>'".
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Time zone of the days and times given and shown (default: the agent's). \(zoneForms)", valueName: "zone"))
     var tz: String?
 
     /// A zone that does not load is a bad command line, reported before connecting.
     func validate() throws {
+        // An empty value is an unset shell variable: it loaded as UTC, so `status` and `samples
+        // list` showed UTC without a word, and the commands that name it to the agent exited 1
+        // with the protocol's "\"time_zone\" must not be empty".
+        guard tz != "" else { throw ValidationError("--tz needs a zone, got an empty one; \(zoneForms)") }
         if let tz {
             do { _ = try LocalTimes(tz: tz) } catch { throw ValidationError("\(error)") }
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Glibc
 import POSIXLayer
-import Recordings
 import StepJSON
 import StepProtocol
 import StepSocket
@@ -126,7 +125,7 @@ struct BundleCommand: ParsableCommand {
             }
         }
         if let board = agent?.board.file {
-            if let bytes = try? RecordingReader.readAllBytes(path: board) {
+            if let bytes = try? FileSystem.readFile(board) {
                 try add("board.toml", bytes)
             } else {
                 skipped.append("\(board): not readable")
@@ -171,7 +170,10 @@ enum BundleFiles {
                 skipped.append("\(path): owned by uid \(info.st_uid), not the agent")
                 continue
             }
-            guard let bytes = try? RecordingReader.readAllBytes(path: path) else {
+            // The bytes as they are on disk: a recording is a .csv.gz and stays one (reading it
+            // through the recording reader unpacked it under its .gz name, and a capture cut
+            // short by a full disk, whose gzip is truncated, was skipped as "not readable").
+            guard let bytes = try? FileSystem.readFile(path) else {
                 skipped.append("\(path): not readable")
                 continue
             }

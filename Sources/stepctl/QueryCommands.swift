@@ -102,7 +102,7 @@ struct StepsCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
     @Option(parsing: .unconditional, help: ArgumentHelp("Start time.", valueName: "time")) var from: String
-    @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var to: String = "now"
+    @Option(parsing: .unconditional, help: ArgumentHelp("End time.", valueName: "time")) var to: String = "now"
     @OptionGroup var zone: ZoneOptions
     @Flag(help: "Also list steps per source.") var bySource = false
     @OptionGroup var select: SelectionOptions

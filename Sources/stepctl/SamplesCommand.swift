@@ -17,7 +17,7 @@ struct SamplesCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
         @Option(help: "Source name kind:id (kind device, app or manual), e.g. app:phone; a bare name is app:<name>.") var source: String
         @Option(parsing: .unconditional, help: ArgumentHelp("Start time (ISO-8601, local in the --tz zone, else the agent's; -2h; UTC seconds).", valueName: "time")) var start: String
-        @Option(parsing: .unconditional, help: ArgumentHelp("End time (default now).", valueName: "time")) var end: String = "now"
+        @Option(parsing: .unconditional, help: ArgumentHelp("End time.", valueName: "time")) var end: String = "now"
         @OptionGroup var zone: ZoneOptions
         @Option(help: "Number of steps.") var steps: Int
         @Option(help: ArgumentHelp("Distance in metres.", valueName: "metres")) var distance: Double?

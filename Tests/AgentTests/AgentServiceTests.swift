@@ -344,4 +344,41 @@ private func sample(_ source: String, start: Double, minutes: Double, steps: Int
         #expect(stopped["samples"] == 0)
         #expect(FileManager.default.fileExists(atPath: file))
     }
+
+    /// A page that grows to hold every sample of its last millisecond said `more` with a
+    /// next_start even when nothing followed: the next page was empty.
+    @Test func aPageOfSamplesThatStartTogetherEndsTheList() throws {
+        let memory = try InMemoryAgent()
+        let start = pastMinute(240)
+        _ = try memory.result(.samplesAdd, ["samples": .array((1...3).map { sample("app:phone", start: start, minutes: Double($0), steps: 10) })])
+        let page = try memory.result(.samplesList, ["start": .double(start - 60), "end": .double(start + 3600), "limit": 2])
+        #expect(page["samples"]?.arrayValue?.count == 3)
+        #expect(page["more"] == false && page["next_start"] == .null, "\(page.jsonText)")
+        // With one more after them, the page still says so.
+        _ = try memory.result(.samplesAdd, sample("app:phone", start: start + 600, minutes: 1, steps: 10))
+        let again = try memory.result(.samplesList, ["start": .double(start - 60), "end": .double(start + 3600), "limit": 2])
+        #expect(again["samples"]?.arrayValue?.count == 3)
+        #expect(again["more"] == true, "\(again.jsonText)")
+        let rest = try memory.result(.samplesList, ["start": try #require(again["next_start"]), "end": .double(start + 3600), "limit": 2])
+        #expect(rest["samples"]?.arrayValue?.count == 1 && rest["more"] == false, "\(rest.jsonText)")
+    }
+
+    /// On a full disk the start was answered with the file: nothing could be written, the
+    /// sidecar was missing, and `stepctl record --wait` printed "recorded FILE" over an empty
+    /// file. A sidecar that cannot be written now refuses the start and leaves no file behind.
+    @Test func aRecordingWhoseSidecarCannotBeWrittenDoesNotStart() throws {
+        let directory = NSTemporaryDirectory() + "stepd-capture-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The sidecar's name taken by a non-empty folder: its atomic rename fails, as a write
+        // fails on a full disk.
+        let base = directory + "/19700101T000100Z-x"
+        try FileManager.default.createDirectory(atPath: base + ".json/in-the-way", withIntermediateDirectories: true)
+        let capture = RawCapture(directory: directory, maxBytes: 1 << 30, logger: .silent)
+        let metadata = RawCapture.Metadata(board: "b", chip: "mpu6050", rateHz: 40, label: "x", agentVersion: "t")
+        #expect(throws: RawCapture.StartError.self) {
+            _ = try capture.start(minutes: 1, label: "x", metadata: metadata, monotonicNow: 0, wallNow: 60)
+        }
+        #expect(!capture.isRecording)
+        #expect(!FileManager.default.fileExists(atPath: base + ".csv.gz"))
+    }
 }

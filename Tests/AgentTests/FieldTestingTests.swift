@@ -91,6 +91,31 @@ import Testing
         #expect(full.status != 0)
         #expect(full.error.contains("No space left on device (ENOSPC)"), "\(full.error)")
     }
+
+    /// The bundle held each recording unpacked under its `.csv.gz` name (read through the
+    /// recording reader), and skipped a capture whose gzip a full disk had cut short as "not
+    /// readable": the one file a developer needed. Every member is now the file's bytes on disk.
+    @Test func bundleHoldsTheFilesByteForByte() throws {
+        let directory = NSTemporaryDirectory() + "stepd-bundle-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/state/recordings", withIntermediateDirectories: true)
+        let fixture = try Data(contentsOf: URL(fileURLWithPath: AgentProcess.fixture))
+        #expect(fixture.prefix(2) == Data([0x1F, 0x8B]))
+        let files = ["20261207T100000Z-walk.csv.gz": fixture, "20261207T110000Z-cut.csv.gz": fixture.prefix(fixture.count / 2)]
+        for (name, bytes) in files { try bytes.write(to: URL(fileURLWithPath: directory + "/state/recordings/" + name)) }
+        let bundle = directory + "/bundle.tar.gz"
+        let made = try runTool(AgentProcess.stepctlPath, ["--socket", directory + "/no-agent.sock", "bundle", "--state-dir",
+                                                          directory + "/state", "--journal-lines", "0", "-o", bundle])
+        #expect(made.status == 0, "bundle: \(made.error)")
+        #expect(!made.output.contains("skipped"), "\(made.output)")
+        let extract = directory + "/x"
+        try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
+        #expect(try runTool("/bin/tar", ["-xzf", bundle, "-C", extract]).status == 0)
+        for (name, bytes) in files {
+            let inside = try? Data(contentsOf: URL(fileURLWithPath: extract + "/stepd-bundle/recordings/" + name))
+            #expect(inside == bytes, "\(name): \(inside.map { "\($0.count) bytes" } ?? "missing") in the bundle, \(bytes.count) on disk")
+        }
+    }
 }
 
 /// `stepctl analyze` reported a recording whose time jumps back as a segment ending before it
@@ -158,6 +183,11 @@ import Testing
         (["watch", "--update-on", "0"], "--update-on must be between 1 and 100000, got 0"),
         (["record", "--minutes", "241"], "--minutes must be 1 to 240, got 241"),
         (["history", "--tz", "Mars/Olympus"], "--tz Mars/Olympus: unknown time zone 'Mars/Olympus'"),
+        // An unset shell variable: status and samples list showed UTC, the others exited 1 after
+        // the agent refused "time_zone": "".
+        (["status", "--tz", ""], "--tz needs a zone, got an empty one"),
+        (["samples", "list", "--tz", ""], "--tz needs a zone, got an empty one"),
+        (["today", "--tz", ""], "--tz needs a zone, got an empty one"),
         // Bad --last and times exited 1, as when the agent refuses a request.
         (["history", "--last", "xyz"], "--last xyz: use a duration such as 7d, 12h or 90m"),
         (["steps", "--from", "yesterday"], "--from yesterday: not a time"),
@@ -201,6 +231,14 @@ import Testing
     }
 
     /// The same commands without the stray option get as far as connecting (and fail there).
+    /// A negative offset is a zone, not an option: "--tz -05:00" was "Missing value for '--tz <zone>'" (64).
+    @Test func aNegativeOffsetIsAZone() throws {
+        for arguments in [["today", "--tz", "-05:00"], ["history", "--tz", "-0530", "--by", "day"], ["status", "--tz", "-3"]] {
+            let result = try runTool(AgentProcess.stepctlPath, ["--socket", socket] + arguments)
+            #expect(result.status == 1 && result.error.contains("stepd is not running"), "\(arguments): \(result.error)")
+        }
+    }
+
     @Test func withoutTheStrayOptionTheyConnect() throws {
         for arguments in [["record", "--stop"], ["samples", "add", "--source", "app:phone", "--start", "-1h", "--steps", "10",
                                                  "--sync-identifier", "a", "--sync-version", "2"]] {

@@ -314,3 +314,45 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 }
+
+/// activity.query gives the segment going on now the live confidence (stored records keep
+/// none); it did so only when the range ended now, so a range running past the present (an
+/// app asking for "today until midnight") got "medium" for the walk `activity.current` called
+/// "high".
+@Suite struct ActivityQueryLiveConfidenceTests {
+    @Test func theOngoingSegmentHasTheLiveConfidenceWhereverTheRangeEnds() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "10"], environment: ["TZ": "UTC"])
+        let client = try agent.connect()
+        let status = try agent.waitForStatus(timeout: 60) {
+            $0.value(atPath: "activity.type") == "walking" && $0.value(atPath: "activity.confidence") == "high"
+                && ($0.value(atPath: "steps.since_start")?.intValue ?? 0) >= 20
+        }
+        let now = try #require(status["time"]?.doubleValue)
+        for end in [now, now + 3600] {
+            let answer = try client.call(.activityQuery, ["start": .double(now - 600), "end": .double(end)])
+            let last = try #require(answer["segments"]?.arrayValue?.last, "\(answer.jsonText)")
+            #expect(last["type"] == "walking", "end now + \(end - now) s: \(answer.jsonText)")
+            #expect(last["confidence"] == "high", "end now + \(end - now) s: \(answer.jsonText)")
+        }
+        #expect(agent.terminate() == 0)
+    }
+}
+
+/// A real sensor that never answered: the first activity state ("unknown") read as begun at the
+/// machine's boot, hours before the agent started (sensor time 0 on CLOCK_MONOTONIC).
+@Suite struct ActivityStartTests {
+    @Test func noActivityBeganBeforeTheAgent() throws {
+        let directory = NSTemporaryDirectory() + "stepd-absent-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let board = directory + "/absent.toml"
+        try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let before = Date().timeIntervalSince1970
+        let agent = try AgentProcess(arguments: ["--board", board])
+        let status = try agent.waitForStatus { $0.value(atPath: "sensor.health") == "lost" }
+        let start = try #require(status.value(atPath: "activity.start")?.doubleValue, "\(status.jsonText)")
+        #expect(status.value(atPath: "activity.type") == "unknown")
+        #expect(start >= before - 1 && start <= (status["time"]?.doubleValue ?? 0), "unknown since \(before - start) s before the agent started")
+        #expect(agent.terminate() == 0)
+    }
+}

@@ -40,6 +40,23 @@ import Testing
         #expect(mapping.wall(atSensorTime: 550) == 1_792_886_390)
     }
 
+    /// activity.current (and status.activity) on the simulated calendar: a walk begun at its
+    /// start read as begun a few seconds (of real time) before "now", hours later on the calendar
+    /// that the ledger, activity.query and activity.update follow.
+    @Test func theCurrentActivityStartsOnTheSimulatedCalendar() throws {
+        let simulatedStart = 1_792_872_000.0  // 2026-10-24T20:00:00Z
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "100",
+                                                 "--simulate-start", "2026-10-24T20:00:00Z", "--log-level", "warning"],
+                                     environment: ["TZ": "UTC"])
+        let status = try agent.waitForStatus(timeout: 120) { status in
+            status.value(atPath: "activity.type") == "walking" && (status["time"]?.doubleValue ?? 0) > simulatedStart + 600
+        }
+        let start = try #require(status.value(atPath: "activity.start")?.doubleValue, "\(status.jsonText)")
+        // The embedded walk walks from its first seconds, and loops without a pause.
+        #expect(start >= simulatedStart && start < simulatedStart + 60, "walking since \(start - simulatedStart) s into the calendar; \(status.jsonText)")
+        #expect(agent.terminate() == 0)
+    }
+
     /// The real agent a minute before midnight UTC: the ledger opens the next day's file and
     /// "today" starts again at midnight, on the simulated calendar, not the machine's.
     @Test func theLedgerRollsOverToTheNextDayFileAtSimulatedMidnight() throws {

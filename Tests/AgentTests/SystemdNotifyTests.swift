@@ -70,6 +70,26 @@ final class NotifySocket {
         #expect(messages.contains { $0.hasPrefix("STATUS=") || $0.contains("\nSTATUS=") })
     }
 
+    /// Without a sensor the agent reports READY after 10 s (docs/operations.md). The loop slept
+    /// until its next re-probe, so READY came about 16 s after the start (or whenever a client
+    /// woke the agent). The one timed check here: 10 s plus a margin for a busy machine.
+    @Test func readyWithoutASensorComesAfterTenSeconds() throws {
+        let directory = NSTemporaryDirectory() + "stepd-notify-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let board = directory + "/absent.toml"
+        try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let notify = try NotifySocket(directory: directory)
+        let started = Date()
+        let agent = try AgentProcess(arguments: ["--board", board], environment: ["NOTIFY_SOCKET": notify.path])
+        let messages = notify.collect(timeout: 40) { received in received.contains { $0.contains("READY=1") } }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(agent.terminate() == 0)
+        let ready = try #require(messages.first { $0.contains("READY=1") }, "no READY=1 among \(messages)")
+        #expect(ready.contains(" lost,"), "READY came with \(ready)")
+        #expect(elapsed >= 9.5 && elapsed < 13, "READY after \(elapsed) s")
+    }
+
     /// The `Status: "..."` example of docs/operations.md.
     static func documentedStatus() throws -> String {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -95,6 +95,11 @@ import Testing
         writeFile(path, Array(good.dropLast(9)))
         let torn = try LedgerVerifier.verify(stateDirectory: dir)
         #expect(torn.tornTails == 1 && torn.corrupt == 1 && !torn.isClean)
+        // The place is a byte offset: "2024-06-01.steps:<offset>:" read as a line number (line
+        // 380 of a 5-line file).
+        let fourLines = (good.indices.filter { good[$0] == 0x0A }.dropFirst(3).first ?? 0) + 1
+        #expect(torn.problems.count == 1 && torn.problems[0].hasPrefix(
+            "2024-06-01.steps: torn tail of \(good.count - 9 - fourLines) byte(s) at byte \(fourLines) ("), "\(torn.problems)")
         let logs = LogCollector()
         let recovered = try LedgerService(stateDirectory: dir, options: options(), logger: logs.logger)
         #expect(recovered.recordedSteps == 400)
@@ -104,6 +109,10 @@ import Testing
         var damaged = readFile(path)
         damaged[120] ^= 0x04
         writeFile(path, damaged)
+        let corrupt = try LedgerVerifier.verify(stateDirectory: dir)
+        let secondLine = (damaged.firstIndex(of: 0x0A) ?? 0) + 1
+        #expect(corrupt.problems.count == 1 && corrupt.problems[0].hasPrefix("2024-06-01.steps: corrupt line at byte \(secondLine): "),
+                "\(corrupt.problems)")
         let logs2 = LogCollector()
         let repaired = try LedgerService(stateDirectory: dir, options: options(), logger: logs2.logger)
         #expect(repaired.recordedSteps == 300)
@@ -167,6 +176,32 @@ import Testing
         let checkpoints = logs.all.filter { $0.contains("checkpoint written") }
         #expect(!checkpoints.isEmpty && checkpoints.allSatisfy { $0.hasPrefix("debug") })
         #expect(checkpoints.count <= 3)
+    }
+
+    /// `ledger.message` said the backlog of the last failed attempt ("keeping 1 record(s)")
+    /// beside `backlog_records` 3 until the next retry, and the shutdown line said "keeping ...
+    /// in memory and retrying every 10 s; they are lost".
+    @Test func degradedMessageCountsTheBacklogAsItIsNow() throws {
+        let dir = makeTemporaryDirectory()
+        defer { removeTree(dir) }
+        let fs = FaultyFileSystem()
+        var slowRetry = options(fs)
+        slowRetry.retryInterval = 1000
+        let logs = LogCollector()
+        let service = try LedgerService(stateDirectory: dir, options: slowRetry, logger: logs.logger)
+        fs.failWrites = ENOSPC
+        service.addDetectedSteps(times: steps(100, from: t0), distance: 0, activity: .walking, now: t0 + 50)
+        #expect(service.health.backlogRecords == 1)
+        #expect(service.health.message?.hasSuffix("(ENOSPC); keeping 1 record(s) in memory and retrying every 1000 s") == true,
+                "\(service.health.message ?? "nil")")
+        service.addDetectedSteps(times: steps(200, from: t0 + 60), distance: 0, activity: .walking, now: t0 + 160)
+        #expect(service.health.backlogRecords == 3)
+        #expect(service.health.message?.hasSuffix("(ENOSPC); keeping 3 record(s) in memory and retrying every 1000 s") == true,
+                "\(service.health.message ?? "nil")")
+        service.shutdown(now: t0 + 170)
+        let last = logs.all.last ?? ""
+        #expect(last.hasPrefix("error: ledger: shutting down with 3 record(s) (300 steps) not written: cannot write 2024-06-01.steps: "), "\(last)")
+        #expect(last.hasSuffix("(ENOSPC); they are lost") && !last.contains("retrying"), "\(last)")
     }
 
     @Test func readOnlyDirectoryAtStartDegrades() throws {

@@ -88,6 +88,38 @@ import Testing
         #expect(!harness.log.lines.withLock { $0.contains { $0.contains("slow reader") } })
     }
 
+    /// A client that sends its requests and then shuts down its writing side (`printf REQUEST |
+    /// socat -t 2 - UNIX-CONNECT:...`, docs/protocol.md's shell recipes) still reads: its end of
+    /// file dropped the connection with the answers the socket had not taken yet, so a large
+    /// answer arrived cut short (219 of 344 KB of a samples.list) and pipelined ones not at all.
+    @Test func answersOutliveTheClientsEndOfInput() throws {
+        let harness = try SocketHarness()
+        defer { harness.stop() }
+        let client = try UnixSocketClient(path: harness.path)
+        var burst: [UInt8] = []
+        for id in 1...3 {
+            burst += Array("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"ledger.export\",\"params\":{\"limit\":4500}}\n".utf8)
+        }
+        try client.sendRaw(burst)
+        #expect(shutdown(client.fd, Int32(SHUT_WR)) == 0)
+        // The server sees the requests and the end of file before the client reads anything.
+        for _ in 0..<40 { harness.pump() }
+        for id in 1...3 {
+            let answer = try #require(try harness.readMessage(client), "answer \(id) missing")
+            #expect(answer["id"] == .int(id))
+            #expect(try LedgerExportResult(json: answer["result"] ?? .null).records.count == 4500)
+        }
+        // Then the connection closes.
+        #expect(throws: ClientError.closed) {
+            for _ in 0..<200 {
+                harness.pump()
+                _ = try client.readLine(timeout: 0.01)
+            }
+        }
+        harness.settle()
+        #expect(harness.server.clientCount == 0)
+    }
+
     @Test func oversizedLineIsRefused() throws {
         let harness = try SocketHarness(options: { UnixSocketServerOptions(path: $0, maxLineBytes: 1024) })
         defer { harness.stop() }

@@ -119,6 +119,12 @@ struct BoardTests {
          "f.toml: bus: missing; use \"simulated\" or an i2c-dev node such as \"/dev/i2c-1\""),
         ("name = \"x\"\nbus = \"/dev/i2c-1\"\naddress = 0x80",
          "f.toml:3: address: 128 is outside the 7-bit range 0x08..0x77 (MPU-6050: 0x68/0x69, LIS3DH: 0x18/0x19)"),
+        // A chip answers only at its own addresses: a LIS3DH board copied from an MPU-6050 one
+        // passed --check and then never found its chip ("No device acknowledged ... at 0x68").
+        ("name = \"x\"\nbus = \"/dev/i2c-1\"\nchip = \"lis3dh\"\naddress = 0x68",
+         "f.toml:4: address: 0x68 is not an address the LIS3DH answers at; use 0x18 or 0x19 (its address pin picks one), or leave address out to probe both"),
+        ("name = \"x\"\nbus = \"simulated\"\nchip = \"mpu6050\"\naddress = 0x19",
+         "f.toml:4: address: 0x19 is not an address the MPU-6050 answers at; use 0x68 or 0x69 (its address pin picks one), or leave address out to probe both"),
         ("name = \"x\"\nbus = \"/dev/i2c-1\"\naxis_remap = [\"x\", \"x\", \"z\"]",
          "f.toml:3: axis_remap: [\"x\", \"x\", \"z\"] is not allowed; give three of \"x\", \"y\", \"z\", each once, optionally with '-', e.g. [\"y\", \"-x\", \"z\"]"),
         ("name = \"x\"\nbus = \"/dev/i2c-1\"\naxis_remap = \"yxz\"",

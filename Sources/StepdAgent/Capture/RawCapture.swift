@@ -80,7 +80,15 @@ final class RawCapture {
         }
         active = Active(writer: writer, baseName: baseName, metadata: metadata, startedWall: wallNow,
                         firstSampleTime: nil, deadline: monotonicNow + minutes * 60)
-        writeSidecar(finished: false)
+        // A sidecar that cannot be written (a full disk) means a data file that cannot be either:
+        // the start was answered with the file, and `stepctl record --wait` said "recorded" over
+        // an empty file with no sidecar.
+        if let error = writeSidecar(finished: false) {
+            active = nil
+            try? writer.finish()
+            try? FileSystem.remove(path)
+            throw .cannotCreate(directory + "/" + baseName + ".json", error)
+        }
         logger.info("recording started: \(path) for \(minutes) min")
         return path
     }
@@ -126,8 +134,10 @@ final class RawCapture {
         return (file, current.writer.samplesWritten)
     }
 
-    private func writeSidecar(finished: Bool, error: String? = nil) {
-        guard let current = active else { return }
+    /// Returns the error when the sidecar could not be written (logged too), nil when it was.
+    @discardableResult
+    private func writeSidecar(finished: Bool, error: String? = nil) -> Errno? {
+        guard let current = active else { return nil }
         var sidecar: JSONObject = [
             "board": .string(current.metadata.board),
             "chip": .string(current.metadata.chip),
@@ -147,8 +157,10 @@ final class RawCapture {
         let path = directory + "/" + current.baseName + ".json"
         do throws(FileSystemError) {
             try FileSystem.writeAtomically(bytes, to: path, syncDirectory: true)
+            return nil
         } catch {
             logger.warning("cannot write \(path): \(Errno(error.errno))")
+            return Errno(error.errno)
         }
     }
 
