@@ -98,6 +98,15 @@ public struct TZifZone: Sendable, Equatable {
     public var types: [LocalType]
     public var footer: POSIXTimeZone?
 
+    /// A zone given by a POSIX TZ string alone (`TZ=CET-1CEST,M3.5.0,M10.5.0/3`): the rule in force
+    /// at every instant, as a zone file whose only transition is at the start of time.
+    public init(rule: POSIXTimeZone) {
+        transitions = [Int64.min]
+        typeIndices = [0]
+        types = [LocalType(utcOffset: rule.standardOffset, isDST: false)]
+        footer = rule
+    }
+
     public init(bytes: [UInt8]) throws(TimeZoneError) {
         var reader = ByteReader(bytes: bytes)
         let header = try Self.readHeader(&reader)

@@ -101,6 +101,20 @@ import Testing
     }
 
     /// The loader's rules without the file system: what a missing or unreadable file means.
+    @Test func aPOSIXRuleInTZIsAZone() throws {
+        // TZ=CET-1CEST,M3.5.0,M10.5.0/3 (no zone file of that name): Berlin's rule, +01:00 in
+        // winter and +02:00 in summer, the change on the last Sunday of March at 01:00 UTC.
+        let rule = try TimeZoneLoader.load("CET-1CEST,M3.5.0,M10.5.0/3") { _ throws(TimeZoneLoader.ReadFailure) in throw .missing }
+        #expect(rule.offset(at: 1_767_225_600) == 3600)          // 2026-01-01T00:00Z
+        #expect(rule.offset(at: 1_782_864_000) == 7200)          // 2026-07-01T00:00Z
+        #expect(rule.offset(at: 1_774_746_000 - 1) == 3600)      // 2026-03-29T00:59:59Z
+        #expect(rule.offset(at: 1_774_746_000) == 7200)          // 2026-03-29T01:00Z
+        // A zone file of the name still wins, and text that is neither stays an unknown name.
+        #expect(throws: TimeZoneLoader.LoadError.unknownName("Mars/Olympus")) {
+            try TimeZoneLoader.load("Mars/Olympus") { _ throws(TimeZoneLoader.ReadFailure) in throw .missing }
+        }
+    }
+
     @Test func loaderMapsReadFailures() throws {
         #expect(throws: TimeZoneLoader.LoadError.unknownName("Mars/Olympus")) {
             try TimeZoneLoader.load("Mars/Olympus") { _ throws(TimeZoneLoader.ReadFailure) in throw .missing }

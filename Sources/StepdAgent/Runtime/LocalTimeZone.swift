@@ -4,7 +4,8 @@ import POSIXLayer
 import StepdModel
 
 /// The device's local time zone for "today" and for the UTC offset stored with each record:
-/// `$TZ` when set (a zone name such as Europe/Berlin, or an offset), else /etc/localtime, else UTC.
+/// `$TZ` when set (a zone name such as Europe/Berlin, an offset, or a POSIX TZ string such as
+/// CET-1CEST,M3.5.0,M10.5.0/3), else /etc/localtime, else UTC.
 enum LocalTimeZone {
     static func rule(environment: [String: String], logger: EventLogger) -> TimeZoneRule {
         do {
