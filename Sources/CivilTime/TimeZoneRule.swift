@@ -43,8 +43,9 @@ public enum TimeZoneRule: Sendable, Equatable {
     }
 
     /// The UTC instant at which local wall-clock time reads `local` (seconds since 1970 in
-    /// local time). In a spring-forward gap the instant after the gap is returned; in a
-    /// fall-back repeat the earlier instant.
+    /// local time). A time a spring-forward skips is read with the offset before the change, as
+    /// mktime does (02:30 in a gap from 02:00 to 03:00 is the instant the clocks read 03:30); in
+    /// a fall-back repeat the earlier instant.
     public func utc(fromLocal local: Double) -> Double {
         // The offsets in force a day either side cover both sides of any one transition.
         let offsets = Set([offset(at: local - 86400), offset(at: local), offset(at: local + 86400)])
@@ -52,7 +53,7 @@ public enum TimeZoneRule: Sendable, Equatable {
         if let earliest = offsets.filter({ offset(at: local - Double($0)) == $0 }).map({ local - Double($0) }).min() {
             return earliest
         }
-        // In a gap no offset reads `local`; the later candidate lands just after the gap.
+        // In a gap no offset reads `local`; the later candidate (the offset before the change) lands after the gap.
         return candidates.max() ?? local
     }
 

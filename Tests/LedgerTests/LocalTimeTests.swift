@@ -12,7 +12,7 @@ import Testing
         #expect(LocalTime(utc: change - 1, zone: berlin)?.text(.dateSecond) == "2026-03-29 01:59:59")
         #expect(LocalTime(utc: change, zone: berlin)?.text(.dateSecond) == "2026-03-29 03:00:00")
         #expect(LocalTime(utc: change, zone: berlin)?.utcOffset == 7200)
-        // 02:30 does not exist that night: stepctl reads it as the instant after the gap.
+        // 02:30 does not exist that night: stepctl reads it with the winter offset, as mktime does (03:30).
         #expect(LocalTime.parseISO8601("2026-03-29T02:30", zone: berlin) == utc(2026, 3, 29, 1, 30))
         #expect(LocalTime.parseISO8601("2026-03-29T01:30", zone: berlin) == utc(2026, 3, 29, 0, 30))
         #expect(LocalTime.parseISO8601("2026-03-29T03:30", zone: berlin) == utc(2026, 3, 29, 1, 30))
