@@ -145,3 +145,11 @@ func makeTemporaryDirectory(_ prefix: String) throws -> String {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return directory
 }
+
+/// A board file in `directory` for an MPU-6050 on a bus that does not exist: a real sensor that never
+/// answers. Returns its path.
+func writeAbsentSensorBoard(in directory: String) throws -> String {
+    let board = directory + "/absent.toml"
+    try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+    return board
+}

@@ -342,11 +342,9 @@ import Testing
 /// machine's boot, hours before the agent started (sensor time 0 on CLOCK_MONOTONIC).
 @Suite struct ActivityStartTests {
     @Test func noActivityBeganBeforeTheAgent() throws {
-        let directory = NSTemporaryDirectory() + "stepd-absent-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("stepd-absent")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let board = directory + "/absent.toml"
-        try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let board = try writeAbsentSensorBoard(in: directory)
         let before = Date().timeIntervalSince1970
         let agent = try AgentProcess(arguments: ["--board", board])
         let status = try agent.waitForStatus { $0.value(atPath: "sensor.health") == "lost" }

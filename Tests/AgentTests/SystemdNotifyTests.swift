@@ -74,11 +74,9 @@ final class NotifySocket {
     /// until its next re-probe, so READY came about 16 s after the start (or whenever a client
     /// woke the agent). The one timed check here: 10 s plus a margin for a busy machine.
     @Test func readyWithoutASensorComesAfterTenSeconds() throws {
-        let directory = NSTemporaryDirectory() + "stepd-notify-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("stepd-notify")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let board = directory + "/absent.toml"
-        try "name = \"absent\"\nbus = \"/dev/i2c-1048575\"\nchip = \"mpu6050\"\n".write(toFile: board, atomically: true, encoding: .utf8)
+        let board = try writeAbsentSensorBoard(in: directory)
         let notify = try NotifySocket(directory: directory)
         let started = Date()
         let agent = try AgentProcess(arguments: ["--board", board], environment: ["NOTIFY_SOCKET": notify.path])
