@@ -178,13 +178,15 @@ struct GaitBench {
             }
         }
         // ~60 (round 16): the slow end of the 60-180 steps/min the issue asks to count right.
-        for target in [60.0, 80.0, 150.0, 180.0] {
+        let tempos = [60.0, 80.0, 150.0, 180.0]
+        for target in tempos {
             let t = tempo(walks, target: target, details: details)
             print(column("walks at ~\(Int(target)) steps/min: MAPE %", 40) + column(fixedDecimal(t.mape, 2), 8)
                 + "(worst \(fixedDecimal(t.worst, 1)) % \(t.worstName), \(t.files) files)")
         }
         print(column("  timestamps only (before v2.19-T) %", 40)
-            + [60.0, 80.0, 150.0, 180.0].map { fixedDecimal(timeScaledOnly(walks, target: $0), 2) }.joined(separator: " / ") + "  (~60 / ~80 / ~150 / ~180)")
+            + tempos.map { fixedDecimal(timeScaledOnly(walks, target: $0), 2) }.joined(separator: " / ")
+            + "  (" + tempos.map { "~\(Int($0))" }.joined(separator: " / ") + ")")
         let h = holes(walks)
         print(column("2 s hole: steps lost beyond those inside", 40) + column(fixedDecimal(h.extraLoss, 2), 8) + "(\(h.holes) holes)")
     }
