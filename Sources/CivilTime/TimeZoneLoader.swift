@@ -1,7 +1,7 @@
 /// Resolves a zone argument the way the C library reads `TZ`: a fixed offset ("UTC", "+02:00"),
 /// a name under /usr/share/zoneinfo, a POSIX TZ string when no such file exists, or /etc/localtime
-/// when no name is given. File access is
-/// passed in (`readFile`), so the rules stay pure and the caller's file layer does the I/O.
+/// when no name is given. File access is passed in (`readFile`), so the rules stay pure and the
+/// caller's file layer does the I/O.
 public enum TimeZoneLoader {
     public static let zoneInfoDirectory = "/usr/share/zoneinfo"
     public static let localZoneFile = "/etc/localtime"
@@ -56,11 +56,11 @@ public enum TimeZoneLoader {
             } catch {
                 switch error {
                 case .missing:
+                    guard let name else { throw .unreadable(path: path, reason: "no such file") }
                     // No zone file of that name: a POSIX TZ string, as the C library reads `TZ`
                     // ("CET-1CEST,M3.5.0,M10.5.0/3", "EST5EDT" where tzdata lacks the file).
-                    if let name, let rule = try? POSIXTimeZone(name) { return .zone(TZifZone(rule: rule)) }
-                    if let name { throw .unknownName(name) }
-                    throw .unreadable(path: path, reason: "no such file")
+                    if let rule = try? POSIXTimeZone(name) { return .zone(TZifZone(rule: rule)) }
+                    throw .unknownName(name)
                 case .failed(let reason): throw .unreadable(path: path, reason: reason)
                 }
             }
