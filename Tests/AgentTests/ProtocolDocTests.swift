@@ -6,7 +6,8 @@ import Testing
 
 /// "A documented example is a test": every request in a ```json block of docs/protocol.md is
 /// sent to a live agent, in order, over one connection, and its answer (and every
-/// notification line after it) is compared with the documented one field by field. Values
+/// notification line after it) is compared with the documented one field by field, and a
+/// message the page does not show (an extra notification or answer) fails the example. Values
 /// that depend on time or on the live sensor (the paths in `livePaths`) are compared by type;
 /// everything else must be equal, so a changed answer fails here until the doc changes too.
 @Suite(.serialized) struct ProtocolDocTests {
@@ -20,6 +21,10 @@ import Testing
         "recording.start": ["file", "until"],
         "recording.stop": ["file", "samples", "duration_s", "seconds"],
     ]
+
+    /// How long the agent stays silent after an example's last documented line before the next
+    /// request goes out: anything it sends meanwhile was not documented.
+    static let quietPeriod = 0.3
 
     struct Example {
         var line: Int
@@ -199,6 +204,14 @@ import Testing
                                     + problems.joined(separator: "\n  "))
                 }
             }
+            // What the agent sends beyond the documented lines fails too: an undocumented
+            // notification (or a second answer) waited in `queued`, unread, and the page stayed
+            // "true" while a client following it got messages the page does not show.
+            while let extra = try client.readMessage(timeout: Self.quietPeriod) { queued.append(extra) }
+            for message in queued {
+                failures.append("docs/protocol.md:\(example.line) \(example.request.jsonText)\n  undocumented message: \(message.jsonText)")
+            }
+            queued.removeAll()
         }
         #expect(failures.isEmpty, Comment(rawValue: failures.joined(separator: "\n")))
         #expect(agent.terminate() == 0)
