@@ -36,7 +36,7 @@ public struct Board: Sendable, Equatable {
     public var recording: String?
     /// The line of `recording` in the board file, for errors found when it is read.
     public var recordingLine: Int?
-    /// Simulated boards: how much faster than real time the chip runs.
+    /// Simulated boards: how much faster than real time the chip runs, within `replaySpeeds`.
     public var replaySpeed: Double?
     public var burstInterval: Double?
     /// The file the board came from ("<text>" when parsed from a string).
@@ -62,6 +62,12 @@ public struct Board: Sendable, Equatable {
     }
 
     public var isSimulated: Bool { bus == .simulated }
+
+    /// The speeds a simulated chip replays at, for the board file's `replay_speed` and `stepd
+    /// --replay-speed` alike (the file took (0, 1000] and the flag 0.01-10000, so a speed that
+    /// ran from the command line was refused in the board). 0.01 is the nearly still sensor of
+    /// docs/protocol.md's examples; 10000 leaves room above scripts/soak's week at 1000x.
+    public static let replaySpeeds: ClosedRange<Double> = 0.01...10_000
 
     /// The bus as written in the file.
     public var busName: String {

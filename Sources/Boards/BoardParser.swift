@@ -136,7 +136,10 @@ public enum BoardParser {
         let replaySpeed = try number("replay_speed")
         if let speed = replaySpeed {
             guard bus == .simulated else { throw fail("replay_speed", "only simulated boards have a replay speed; remove it") }
-            guard speed > 0, speed <= 1000 else { throw fail("replay_speed", "\(speed) is not allowed; use a number above 0 and at most 1000") }
+            let allowed = Board.replaySpeeds
+            guard allowed.contains(speed) else {
+                throw fail("replay_speed", "\(speed) is not allowed; use a number from \(DecimalText.shortest(allowed.lowerBound)) to \(DecimalText.shortest(allowed.upperBound))")
+            }
         }
         let burstInterval = try number("burst_interval_s")
         if let interval = burstInterval {

@@ -33,6 +33,25 @@ import StepdModel
         #expect(options.simulateChip == .lis3dh)
     }
 
+    /// The board file took replay speeds in (0, 1000] and the flag 0.01-10000: `--replay-speed
+    /// 5000` ran, `replay_speed = 5000` was refused, and 0.001 the other way round.
+    @Test func theReplaySpeedFlagAndTheBoardFileTakeTheSameSpeeds() {
+        for speed in ["0.001", "0.01", "1000", "5000", "10000", "10001"] {
+            let flagTakesIt = if case .run = parse(["--simulate", "builtin", "--replay-speed", speed]) { true } else { false }
+            let board = Result { try BoardParser.parse(text: "name = \"s\"\nbus = \"simulated\"\nreplay_speed = \(speed)", fileName: "b.toml") }
+            let boardTakesIt = (try? board.get()) != nil
+            #expect(flagTakesIt == boardTakesIt, "\(speed): flag \(flagTakesIt), board \(boardTakesIt)")
+            #expect(flagTakesIt == (Double(speed).map(Board.replaySpeeds.contains) ?? false), "\(speed)")
+            // Both refusals name the same range.
+            if case .failure(let message) = parse(["--replay-speed", speed]) {
+                #expect(message.contains("from 0.01 to 10000"), "\(message)")
+            }
+            if case .failure(let error) = board {
+                #expect("\(error)".contains("from 0.01 to 10000"), "\(error)")
+            }
+        }
+    }
+
     @Test func badInputSaysWhatToFix() {
         #expect(parse(["--replay-speed", "fast"]) == .failure("--replay-speed takes a number from 0.01 to 10000, got 'fast'"))
         #expect(parse(["--replay-speed"]) == .failure("--replay-speed needs a value"))

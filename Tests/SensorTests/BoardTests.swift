@@ -138,7 +138,7 @@ struct BoardTests {
         ("name = \"x\"\nbus = \"/dev/i2c-1\"\nreplay_speed = 2",
          "f.toml:3: replay_speed: only simulated boards have a replay speed; remove it"),
         ("name = \"x\"\nbus = \"simulated\"\nreplay_speed = 0",
-         "f.toml:3: replay_speed: 0.0 is not allowed; use a number above 0 and at most 1000"),
+         "f.toml:3: replay_speed: 0.0 is not allowed; use a number from 0.01 to 10000"),
         ("name = \"x\"\nbus = \"/dev/i2c-1\"\nchip = \"lis3dh\"\nburst_interval_s = 1.0",
          "f.toml:4: burst_interval_s: 1.0 is not allowed; use 0.05 to 0.6 (the LIS3DH FIFO holds 0.64 s)"),
         ("name = \"x\"\nbus = \"simulated\"\nburst_interval_s = true",

@@ -1,3 +1,4 @@
+import Boards
 import POSIXLayer
 import ChipEmulation
 import CivilTime
@@ -70,8 +71,11 @@ public struct AgentOptions: Sendable, Equatable {
                 "Chip emulated by --simulate (default \(ChipModel.simulatedDefault.rawValue)).") {
             $0.simulateChip = try $1.converted(ChipModel.init(rawValue:), expecting: ChipModel.allCases.map(\.rawValue).joined(separator: " or "))
         },
-        .option("--replay-speed", "N", "The emulated chip runs N times faster than real time (default 1).") {
-            $0.replaySpeed = try $1.number(in: 0.01...10_000)
+        .option("--replay-speed", "N", """
+            The emulated chip runs N times faster than real time, \(DecimalText.shortest(Board.replaySpeeds.lowerBound)) to \
+            \(DecimalText.shortest(Board.replaySpeeds.upperBound)) as a board's replay_speed (default: the board's, else 1).
+            """) {
+            $0.replaySpeed = try $1.number(in: Board.replaySpeeds)
         },
         .option("--simulate-start", "TIME", """
             With a simulated sensor: the agent's clock starts at TIME (UTC seconds, or ISO-8601 with \
