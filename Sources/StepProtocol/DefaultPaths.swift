@@ -5,6 +5,13 @@ public enum DefaultPaths {
     public static let systemSocket = "/run/stepd/stepd.sock"
     public static let systemStateDirectory = "/var/lib/stepd"
 
+    /// `socketPath`'s rule in words, for `stepd --help` and stepd(8), which named neither
+    /// $STEPD_SOCKET nor the /tmp fallback, so a user could not tell where the socket went.
+    public static let socketPathRule = """
+        $STEPD_SOCKET, else $RUNTIME_DIRECTORY/stepd.sock, else /run/stepd/stepd.sock as root, else \
+        $XDG_RUNTIME_DIR/stepd/stepd.sock, else (XDG_RUNTIME_DIR unset) /tmp/stepd-<uid>/stepd.sock
+        """
+
     /// `$STEPD_SOCKET`; under systemd `$RUNTIME_DIRECTORY/stepd.sock`; root: `/run/stepd/stepd.sock`;
     /// otherwise `$XDG_RUNTIME_DIR/stepd/stepd.sock` or `/tmp/stepd-<uid>/stepd.sock`.
     public static func socketPath(environment: [String: String], uid: UInt32) -> String {
@@ -14,6 +21,12 @@ public enum DefaultPaths {
         if let xdg = nonEmpty(environment["XDG_RUNTIME_DIR"]) { return xdg + "/stepd/stepd.sock" }
         return "/tmp/stepd-\(uid)/stepd.sock"
     }
+
+    /// `stateDirectory`'s rule in words, for `stepd --help` and stepd(8) (see `socketPathRule`).
+    public static let stateDirectoryRule = """
+        $STEPD_STATE_DIR, else $STATE_DIRECTORY, else /var/lib/stepd as root, else $XDG_STATE_HOME/stepd, \
+        else $HOME/.local/state/stepd, else (XDG_STATE_HOME unset and HOME unset or /) /tmp/stepd-<uid>/state
+        """
 
     /// `$STEPD_STATE_DIR`; under systemd `$STATE_DIRECTORY`; root: `/var/lib/stepd`; otherwise
     /// `$XDG_STATE_HOME/stepd`, `$HOME/.local/state/stepd` or `/tmp/stepd-<uid>/state`.

@@ -5,6 +5,7 @@ import MotionCore
 @testable import SensorChips
 import Testing
 import StepJSON
+import StepProtocol
 import StepdModel
 @testable import StepdAgent
 
@@ -153,6 +154,23 @@ import StepdModel
                 #expect(usage.contains(firstWords), "help of \(flag.synopsis) missing from --help")
                 #expect(manual.contains(AgentManual.text(firstWords)), "help of \(flag.synopsis) missing from stepd(8)")
             }
+        }
+    }
+
+    /// `--help` named $XDG_RUNTIME_DIR and ~/.local/state but not where the socket and the ledger
+    /// go without them: /tmp/stepd-<uid>/. The paths it names are the ones the agent picks.
+    @Test func helpAndManualNameTheTmpFallbackPaths() {
+        let usage = AgentOptions.usage
+        let manual = AgentManual.roff()
+        let uid: UInt32 = 1234
+        let socket = DefaultPaths.socketPath(environment: [:], uid: uid)
+        let state = DefaultPaths.stateDirectory(environment: ["HOME": "/"], uid: uid)
+        for (path, variables) in [(socket, ["$STEPD_SOCKET", "$XDG_RUNTIME_DIR"]), (state, ["$STEPD_STATE_DIR", "$XDG_STATE_HOME"])] {
+            let shown = path.replacingOccurrences(of: "stepd-\(uid)", with: "stepd-<uid>")
+            #expect(shown.hasPrefix("/tmp/stepd-<uid>/"), "\(path)")
+            #expect(usage.contains(shown), "--help does not name \(shown)")
+            #expect(manual.contains(AgentManual.text(shown)), "stepd(8) does not name \(shown)")
+            for variable in variables { #expect(usage.contains(variable), "--help does not name \(variable)") }
         }
     }
 

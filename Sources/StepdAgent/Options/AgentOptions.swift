@@ -2,6 +2,7 @@ import Boards
 import POSIXLayer
 import ChipEmulation
 import CivilTime
+import StepProtocol
 import StepdModel
 
 /// Everything `stepd` can be told on its command line. Parsed by hand rather than with
@@ -88,14 +89,10 @@ public struct AgentOptions: Sendable, Equatable {
             }
             $0.simulatedStart = start
         },
-        .option("--state-dir", "DIR", """
-            Ledger, recordings and metrics state (default: $STATE_DIRECTORY, /var/lib/stepd as root, \
-            else ~/.local/state/stepd).
-            """) { $0.stateDirectory = $1.text },
-        .option("--socket", "PATH", """
-            Unix socket to serve (default: $RUNTIME_DIRECTORY/stepd.sock, /run/stepd/stepd.sock as root, \
-            else $XDG_RUNTIME_DIR/stepd/stepd.sock).
-            """) {
+        .option("--state-dir", "DIR", "Ledger, recordings and metrics state (default: \(DefaultPaths.stateDirectoryRule)).") {
+            $0.stateDirectory = $1.text
+        },
+        .option("--socket", "PATH", "Unix socket to serve (default: \(DefaultPaths.socketPathRule)).") {
             // Refused here, as a bad command line (64), not after the ledger was opened (73).
             guard UnixSocketAddress(path: $1.text) != nil else {
                 throw ParseFailure("--socket takes a path of 1 to \(UnixSocketAddress.maxPathBytes) bytes, got \($1.text.utf8.count): choose a shorter one")
