@@ -109,7 +109,7 @@ public enum LedgerQueries {
     }
 
     /// HKStatisticsCollectionQuery: merged samples in [from, to) summed into buckets; a
-    /// piece that crosses a boundary is split by time.
+    /// piece that crosses a boundary is split by time. The last bucket ends at `to`.
     public static func collection<S: Sequence>(_ samples: S, from: Double, to: Double, anchor: Double,
                                                interval: BucketInterval, timeZone: TimeZoneRule,
                                                filter: SampleFilter = .init(), priority: SourcePriority = .init(),
@@ -179,7 +179,11 @@ extension SampleStore {
         var buckets: [StatisticsBucket] = []
         buckets.reserveCapacity(sums.count)
         for (index, sum) in sums.enumerated() {
-            buckets.append(StatisticsBucket(start: boundaries[index], end: boundaries[index + 1], steps: sum.steps,
+            // The last bucket ends at `to`: it counts nothing after it, and a "today by hour" whose
+            // last row read 10:00-11:00 at 10:23 claimed an hour that had not happened (as
+            // HKStatisticsCollection's statistics clipped to the query interval). The first keeps
+            // its grid start, the alignment a next page continues on.
+            buckets.append(StatisticsBucket(start: boundaries[index], end: min(boundaries[index + 1], to), steps: sum.steps,
                                             distance: sum.distance,
                                             bySource: splitBySource ? sum.amountsBySource(table) : [:]))
         }

@@ -90,6 +90,24 @@ func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int =
         #expect(abs(partial.steps - 30) < 1e-9)
     }
 
+    /// The last bucket ran to its grid boundary past the range: a collection to 10:30 by hour
+    /// ended with 10:00-11:00 (and a day by day ended at the next midnight).
+    @Test func theLastBucketEndsAtTheRangeEnd() throws {
+        let samples = [record(1, utc(2024, 6, 1, 10, 10), utc(2024, 6, 1, 10, 50), steps: 80)]
+        let hourly = try LedgerQueries.collection(samples, from: utc(2024, 6, 1, 8), to: utc(2024, 6, 1, 10, 30),
+                                                  anchor: utc(2024, 6, 1), interval: .hours(1), timeZone: .utc)
+        #expect(hourly.map(\.start) == [utc(2024, 6, 1, 8), utc(2024, 6, 1, 9), utc(2024, 6, 1, 10)])
+        #expect(hourly.last?.end == utc(2024, 6, 1, 10, 30))
+        #expect(abs((hourly.last?.steps ?? 0) - 40) < 1e-9)
+        let daily = try LedgerQueries.collection(samples, from: utc(2024, 5, 30), to: utc(2024, 6, 1, 12),
+                                                 anchor: utc(2024, 5, 30), interval: .days(1), timeZone: .utc)
+        #expect(daily.map(\.end) == [utc(2024, 5, 31), utc(2024, 6, 1), utc(2024, 6, 1, 12)])
+        // A range that ends on a boundary is unchanged.
+        let whole = try LedgerQueries.collection(samples, from: utc(2024, 6, 1, 8), to: utc(2024, 6, 1, 11),
+                                                 anchor: utc(2024, 6, 1), interval: .hours(1), timeZone: .utc)
+        #expect(whole.last?.end == utc(2024, 6, 1, 11))
+    }
+
     @Test func dayBucketsFollowDST() throws {
         let berlin = try loadZone("Europe/Berlin")
         let from = utc(2024, 3, 29, 23)  // local midnight 30 March
