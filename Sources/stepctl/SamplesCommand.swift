@@ -159,11 +159,31 @@ struct SourcesCommand: ParsableCommand {
         @ParentCommand var root: StepCtl
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Source names kind:id, comma-separated, the winner first; \"\" clears the order.") var order: String
+        @Argument(help: "Source names kind:id the ledger knows (`stepctl sources`), comma-separated, the winner first; \"\" clears the order.")
+        var order: String
+
+        /// The entries of `order`; "" (and only "") is the empty order that clears it.
+        var names: [String] {
+            order.trimmingSpaces.isEmpty ? [] : order.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        }
+
+        func validate() throws {
+            // "a,,b" was sent as "a,b": a name lost to a doubled comma went unnoticed.
+            if let empty = names.firstIndex(of: "") {
+                throw ValidationError("entry \(empty + 1) of '\(order)' is empty; give source names separated by single commas, or \"\" to clear the order")
+            }
+        }
 
         func run() throws {
-            let names = order.split(separator: ",").map { String($0).trimmingSpaces }
             let client = try connect(connection, root.connection)
+            // The agent keeps any well-formed name (the protocol took them, so it still does); a
+            // mistyped one set an order that never applied. Only sources the ledger has seen count.
+            let (known, _) = try call(client, .sourcesList, as: SourcesResult.init(json:))
+            let unknown = names.filter { name in !known.ranked.contains(SourceName(name)?.text ?? name) }
+            if !unknown.isEmpty {
+                let listed = known.ranked.isEmpty ? "none yet (add samples first)" : known.ranked.joined(separator: ", ")
+                throw UsageFailure("unknown source\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")); the ledger knows: \(listed)")
+            }
             let (r, raw) = try call(client, .sourcesPriority, SourcesPriorityParams(order: names).json, as: SourcesResult.init(json:))
             if output.json { return printJSON(raw) }
             SourcesCommand.show(r)

@@ -176,7 +176,16 @@ import Testing
         // Defect 3: the phone gave no distance and gets none.
         #expect(query.bySource?.first { $0.source == "app:phone" }?.distanceMeters == 0)
         #expect(query.bySource?.first { $0.source == "app:watch" }?.distanceMeters == 450)
-        let set = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "sources", "priority", "app:phone,app:watch", "--json"])
+        // stepctl dropped the empty entry of "a,,b" and set sources the ledger never saw.
+        let doubledComma = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "sources", "priority", "app:phone,,app:watch"])
+        #expect(doubledComma.status == 64 && doubledComma.error.contains("entry 2 of 'app:phone,,app:watch' is empty"), "\(doubledComma.error)")
+        let misspelt = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "sources", "priority", "app:phone,app:wacth"])
+        #expect(misspelt.status == 64, "\(misspelt.error)")
+        #expect(misspelt.error.contains("unknown source app:wacth; the ledger knows: ") && misspelt.error.contains("app:watch, app:phone"),
+                "\(misspelt.error)")
+        #expect(try SourcesResult(json: client.call(.sourcesList)).order.isEmpty, "a refused order was set")
+        // A bare id is an app's, as everywhere.
+        let set = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "sources", "priority", "phone,app:watch", "--json"])
         #expect(set.status == 0, "\(set.error)")
         let sources = try SourcesResult(json: client.call(.sourcesList))
         #expect(sources.order == ["app:phone", "app:watch"] && sources.ranked.prefix(2) == ["app:phone", "app:watch"])
