@@ -220,7 +220,7 @@ final class AgentService: StepdService {
         } catch {
             throw .validationFailed("\(error); nothing was deleted")
         }
-        agent.logger.info("samples.delete by uid \(caller.uid): \(outcome.tombstones.count) records of \(source)")
+        agent.logger.info("samples.delete by uid \(caller.uid): \(outcome.tombstones.count) record(s) of \(source)")
         return SamplesDeleteResult(deleted: outcome.tombstones.count, notFound: unknown + outcome.notFound.map(String.init),
                                    alreadyDeleted: outcome.alreadyDeleted.map(String.init))
     }

@@ -310,9 +310,25 @@ struct AccuracyBenchCommand: ParsableCommand {
     }
 
     /// A model file written by the trainer (a fold model), as `MotionModel(json:)` reads it.
-    static func readModel(path: String) throws -> MotionModel {
-        let bytes = try RecordingReader.readAllBytes(path: path)
-        return try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+    /// A model file (`--model`, or one a `--folds` index names). Every error names the file
+    /// once: a read error does already, so callers print it as it is (`--folds` and `--model`
+    /// printed "x.json: x.json: cannot open").
+    static func readModel(path: String) throws(ModelFileError) -> MotionModel {
+        let bytes = try readFile(path)
+        do {
+            return try MotionModel(json: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20)))
+        } catch {
+            throw ModelFileError(description: "\(path): \(error)")
+        }
+    }
+
+    /// The bytes of a model or index file; the error names it (as `RecordingError` does).
+    static func readFile(_ path: String) throws(ModelFileError) -> [UInt8] {
+        do {
+            return try RecordingReader.readAllBytes(path: path)
+        } catch {
+            throw ModelFileError(description: "\(error)")
+        }
     }
 
     /// A fold model written by the trainer (`--model`); `tool` prefixes the error message.
@@ -320,7 +336,7 @@ struct AccuracyBenchCommand: ParsableCommand {
         do {
             return try readModel(path: path)
         } catch {
-            printError("\(tool): \(path): \(error)")
+            printError("\(tool): \(error)")
             throw ExitCode(1)
         }
     }
@@ -333,30 +349,42 @@ struct AccuracyBenchCommand: ParsableCommand {
 
     /// The `--folds` index `folds`: every fold model it names (by file) and each recording's file.
     static func loadFoldIndex(_ folds: String, tool: String) throws -> (models: [String: MotionModel], fileOf: [String: String]) {
-        let folder = folds.contains("/") ? String(folds[..<(folds.lastIndex(of: "/") ?? folds.endIndex)]) : "."
-        var models: [String: MotionModel] = [:]
-        var fileOf: [String: String] = [:]
         do {
-            let index = try JSONParser.parse(try RecordingReader.readAllBytes(path: folds), limits: JSONLimits(maxBytes: 16 << 20))
-            guard let object = index.objectValue else {
-                printError("\(tool): \(folds): expected an object mapping recording names to fold model files")
-                throw ExitCode(1)
-            }
-            for name in object.keys {
-                guard let file = object[name]?.stringValue else {
-                    printError("\(tool): \(folds): '\(name)' needs a fold model file name (a string)")
-                    throw ExitCode(1)
-                }
-                if models[file] == nil { models[file] = try readModel(path: folder + "/" + file) }
-                fileOf[name] = file
-            }
-        } catch let exit as ExitCode {
-            throw exit
+            return try readFoldIndex(folds)
         } catch {
-            printError("\(tool): \(folds): \(error)")
+            printError("\(tool): \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// `loadFoldIndex` without the printing; each error names the file it is about once.
+    static func readFoldIndex(_ folds: String) throws(ModelFileError) -> (models: [String: MotionModel], fileOf: [String: String]) {
+        let folder = folds.contains("/") ? String(folds[..<(folds.lastIndex(of: "/") ?? folds.endIndex)]) : "."
+        let bytes = try readFile(folds)
+        let index: JSONValue
+        do {
+            index = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 16 << 20))
+        } catch {
+            throw ModelFileError(description: "\(folds): \(error)")
+        }
+        guard let object = index.objectValue else {
+            throw ModelFileError(description: "\(folds): expected an object mapping recording names to fold model files")
+        }
+        var models: [String: MotionModel] = [:]
+        var fileOf: [String: String] = [:]
+        for name in object.keys {
+            guard let file = object[name]?.stringValue else {
+                throw ModelFileError(description: "\(folds): '\(name)' needs a fold model file name (a string)")
+            }
+            if models[file] == nil { models[file] = try readModel(path: folder + "/" + file) }
+            fileOf[name] = file
+        }
         return (models, fileOf)
+    }
+
+    /// A model or `--folds` index file that cannot be used; the text names the file once.
+    struct ModelFileError: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// The entries of `directory/manifest.json`, sorted by file name.

@@ -46,7 +46,7 @@ struct RecordCommand: ParsableCommand {
         if stop {
             let (result, raw) = try call(client, .recordingStop, as: RecordingStopResult.init(json:))
             if output.json { return printJSON(raw) }
-            print("stopped: \(result.file), \(result.samples) samples")
+            print("stopped: \(result.file), \(counted(result.samples, "sample"))")
             return
         }
         let (started, raw) = try call(client, .recordingStart, RecordingStartParams(minutes: minutes ?? 10, label: label).json,
@@ -138,7 +138,7 @@ struct BundleCommand: ParsableCommand {
         ]
         try archive.add(name: "stepd-bundle/manifest.json", contents: Array((summary.jsonText + "\n").utf8), modified: now)
         try archive.finish()
-        print("wrote \(output): \(manifest.count + 1) files" + (skipped.isEmpty ? "" : ", skipped \(skipped.count) (see manifest.json)"))
+        print("wrote \(output): \(counted(manifest.count + 1, "file"))" + (skipped.isEmpty ? "" : ", skipped \(skipped.count) (see manifest.json)"))
     }
 }
 

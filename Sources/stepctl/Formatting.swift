@@ -187,6 +187,10 @@ func formatNumber(_ value: JSONValue?, digits: Int = 1) -> String {
     return DecimalText.fixed(d, decimals: digits) ?? "-"
 }
 
+/// "1 record", "2 records": the count with its noun, plural unless the count is 1 (status
+/// printed "1 records").
+func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
 func formatInt(_ value: JSONValue?) -> String { value?.int64Value.map { String($0) } ?? "-" }
 
 func formatNumber(_ value: Double?, digits: Int = 1) -> String { formatNumber(value.map { JSONValue.double($0) }, digits: digits) }

@@ -34,7 +34,7 @@ struct StatusCommand: ParsableCommand {
         }
         pairs.append(("steps", "today \(s.stepsToday), since start \(s.stepsSinceStart)"))
         pairs.append(("activity", "\(s.activity.kind.rawValue) (\(s.activity.confidence.rawValue)) since \(times.text(s.activity.start))"))
-        pairs.append(("ledger", "\(s.ledger.health), \(s.ledger.records) records, \(s.ledger.unsavedSteps) unsaved steps, last checkpoint \(times.text(s.ledger.lastCheckpoint, .timeSecond))"))
+        pairs.append(("ledger", "\(s.ledger.health), \(counted(s.ledger.records, "record")), \(counted(s.ledger.unsavedSteps, "unsaved step")), last checkpoint \(times.text(s.ledger.lastCheckpoint, .timeSecond))"))
         if let problem = s.ledger.message { pairs.append(("ledger error", problem)) }
         let caps = s.capabilities
         let names = [("step_counting", caps.stepCounting), ("distance", caps.distance), ("cadence", caps.cadence),
@@ -57,7 +57,7 @@ func printStepsResult(_ client: UnixSocketClient, _ params: StepsQueryParams, ti
         ("pace", r.paceSecondsPerMeter.map { "\(formatNumber($0 * 1000, digits: 0)) s/km" } ?? "-"),
     ]
     for source in r.bySource ?? [] {
-        pairs.append(("  " + source.source, "\(source.steps) steps, \(formatNumber(source.distanceMeters, digits: 0)) m"))
+        pairs.append(("  " + source.source, "\(counted(source.steps, "step")), \(formatNumber(source.distanceMeters, digits: 0)) m"))
     }
     printPairs(pairs)
 }
@@ -207,7 +207,7 @@ struct HistoryCommand: ParsableCommand {
             }
         }
         print(table.render())
-        print("total \(total) steps since \(times.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
+        print("total \(counted(total, "step")) since \(times.text(start)), the start of the \(by.rawValue) --last \(last) reaches (time zone \(zoneName))")
     }
 }
 

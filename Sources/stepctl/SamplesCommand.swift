@@ -63,7 +63,7 @@ struct SamplesCommand: ParsableCommand {
                                                       syncVersion: syncVersion))
             let (r, raw) = try call(client, .samplesAdd, params.json, as: SamplesAddResult.init(json:))
             if output.json { return printJSON(raw) }
-            for sample in r.samples { print("sample \(sample.id) \(sample.status.rawValue): \(steps) steps from \(source)") }
+            for sample in r.samples { print("sample \(sample.id) \(sample.status.rawValue): \(counted(steps, "step")) from \(source)") }
         }
     }
 

@@ -296,6 +296,32 @@ import Testing
         #expect(timeout.error.contains("--timeout takes more than 0 and at most 600 seconds"), "\(timeout.error)")
     }
 
+    /// The ledger line of `stepctl status` read "1 records, 1 unsaved steps".
+    @Test func statusSaysOneRecordInTheSingular() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", "builtin", "--replay-speed", "0.01"])
+        let client = try agent.connect()
+        let start = (Date().timeIntervalSince1970 - 3600).rounded()
+        _ = try client.call("samples.add", ["source": "app:phone", "start": .double(start), "end": .double(start + 600), "steps": 500])
+        _ = try agent.waitForStatus { $0.value(atPath: "ledger.records")?.intValue == 1 }
+        let shown = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "status"])
+        #expect(shown.output.contains(", 1 record, "), "\(shown.output)")
+        #expect(!shown.output.contains("1 records"), "\(shown.output)")
+        #expect(agent.terminate() == 0)
+    }
+
+    /// A model file stepbench cannot read was named twice: "stepbench daily-life: x.json: x.json:
+    /// cannot open: ...".
+    @Test(arguments: [["daily-life", "--folds"], ["daily-life", "--model"]])
+    func stepbenchNamesAnUnreadableModelFileOnce(arguments: [String]) throws {
+        let directory = try makeTemporaryDirectory("stepbench-model")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let missing = directory + "/missing.json"
+        let result = try runTool(AgentProcess.stepbenchPath, arguments + [missing])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error.contains("stepbench daily-life: \(missing): cannot open"), "\(result.error)")
+        #expect(result.error.components(separatedBy: missing).count == 2, "the path once: \(result.error)")
+    }
+
     /// An empty --state-dir (an unset shell variable) made bundle pack /ledger and /recordings
     /// instead of the agent's files, and ledger verify read /ledger.
     @Test(arguments: [["bundle", "-o", "BUNDLE", "--state-dir", ""], ["bundle", "-o", ""], ["ledger", "verify", "--state-dir", ""]])

@@ -26,6 +26,7 @@ final class AgentProcess {
 
     static var stepdPath: String { binDirectory + "/stepd" }
     static var stepctlPath: String { binDirectory + "/stepctl" }
+    static var stepbenchPath: String { binDirectory + "/stepbench" }
 
     /// The shipped Oxford fixture used by agent tests.
     static var fixture: String {
