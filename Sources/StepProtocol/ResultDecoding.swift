@@ -96,6 +96,11 @@ struct Fields {
         guard let value = object[key] else { throw fail(key, "an object") }
         return try Fields(value, "\(context).\(key)")
     }
+    /// `key`'s object, nil when it is null or absent.
+    func optionalNested(_ key: String) throws(ResultDecodingError) -> Fields? {
+        guard let value = present(key) else { return nil }
+        return try Fields(value, "\(context).\(key)")
+    }
     func rawEnum<E: RawRepresentable>(_ key: String, _ type: E.Type) throws(ResultDecodingError) -> E where E.RawValue == String {
         guard let e = object[key]?.stringValue.flatMap(E.init(rawValue:)) else { throw fail(key, "one of the known \(E.self) names") }
         return e
@@ -128,8 +133,11 @@ extension StatusResult {
         if f.object["state_directory"] != nil {
             details = AgentDetails(recording: try f.bool("recording"), sensorDescription: try f.string("sensor_description"),
                                    replaySpeed: try f.double("replay_speed"), stateDirectory: try f.string("state_directory"),
-                                   timeZone: try f.optionalString("time_zone"), time: try f.optionalDouble("time"))
-            known.formUnion(["recording", "sensor_description", "replay_speed", "state_directory", "time_zone", "time"])
+                                   timeZone: try f.optionalString("time_zone"), time: try f.optionalDouble("time"),
+                                   lastRecording: try f.optionalNested("last_recording").map { (fields) throws(ResultDecodingError) in
+                                       try RecordingOutcome(fields: fields)
+                                   })
+            known.formUnion(["recording", "sensor_description", "replay_speed", "state_directory", "time_zone", "time", "last_recording"])
         }
         var extra = JSONObject()
         for member in f.object.members where !known.contains(member.key) { extra[member.key] = member.value }
@@ -295,6 +303,12 @@ extension LedgerAckResult {
     public init(json: JSONValue) throws(ResultDecodingError) {
         let f = try Fields(json, "ledger.ack")
         self.init(acknowledged: try f.int64("acknowledged"), pendingRecords: try f.int("pending_records"))
+    }
+}
+
+extension RecordingOutcome {
+    init(fields f: Fields) throws(ResultDecodingError) {
+        self.init(file: try f.string("file"), samples: try f.int("samples"), error: try f.optionalString("error"))
     }
 }
 

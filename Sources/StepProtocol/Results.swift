@@ -160,6 +160,7 @@ public struct StatusResult: RPCResult, Equatable {
             object["state_directory"] = .string(details.stateDirectory)
             object["time_zone"] = details.timeZone.map { .string($0) } ?? .null
             if let time = details.time { object["time"] = .double(time) }
+            object["last_recording"] = details.lastRecording?.json ?? .null
         }
         for member in extra.members where object[member.key] == nil { object[member.key] = member.value }
         return .object(object)
@@ -180,15 +181,34 @@ public struct AgentDetails: Sendable, Equatable {
     /// --simulate-start` is not the machine's clock): what relative times such as "-1h" count
     /// back from. nil from an agent that does not say (one older than the member).
     public var time: Double?
+    /// How the last raw capture of this run ended; nil before the first ends, or from an agent
+    /// that does not say (one older than the member).
+    public var lastRecording: RecordingOutcome?
     public init(recording: Bool, sensorDescription: String, replaySpeed: Double, stateDirectory: String,
-                timeZone: String? = nil, time: Double? = nil) {
+                timeZone: String? = nil, time: Double? = nil, lastRecording: RecordingOutcome? = nil) {
         self.recording = recording
         self.sensorDescription = sensorDescription
         self.replaySpeed = replaySpeed
         self.stateDirectory = stateDirectory
         self.timeZone = timeZone
         self.time = time
+        self.lastRecording = lastRecording
     }
+}
+
+/// `status.last_recording`: the file of the last raw capture, the samples in it, and what cut
+/// it short (a failed write, the recordings cap; null when it ended whole, by its time limit or
+/// recording.stop).
+public struct RecordingOutcome: Sendable, Equatable {
+    public var file: String
+    public var samples: Int
+    public var error: String?
+    public init(file: String, samples: Int, error: String?) {
+        self.file = file
+        self.samples = samples
+        self.error = error
+    }
+    public var json: JSONValue { ["file": .string(file), "samples": .int(samples), "error": .string(error)] }
 }
 
 /// Steps and distance one source contributed.

@@ -45,7 +45,7 @@ final class AgentService: StepdService {
             clients: snapshot.clients,
             details: AgentDetails(recording: snapshot.recording, sensorDescription: agent.sensor.description,
                                   replaySpeed: agent.sensor.speed, stateDirectory: agent.options.stateDirectory,
-                                  timeZone: agent.localTimeZoneName, time: wallNow))
+                                  timeZone: agent.localTimeZoneName, time: wallNow, lastRecording: agent.capture.lastOutcome))
     }
 
     func activityCurrent() throws(RPCError) -> ActivityResult { currentActivity() }

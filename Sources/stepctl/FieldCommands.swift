@@ -56,13 +56,23 @@ struct RecordCommand: ParsableCommand {
             print("recording to \(started.file) until \(try zone.times(asking: client).text(started.until, .timeSecond))")
             return
         }
+        var ended: RecordingOutcome?
         while true {
             sleep(2)
             let (status, _) = try call(client, .status, as: StatusResult.init(json:))
-            if status.details?.recording != true { break }
+            ended = status.details?.lastRecording.flatMap { $0.file == started.file ? $0 : nil }
+            if ended != nil || status.details?.recording != true { break }
+        }
+        // "recorded" only for a capture the agent says ended whole: one a full disk cut short
+        // was reported as recorded too.
+        guard let ended else {
+            throw CtlFailure("the recording \(started.file) ended, but the agent does not say how (an agent older than this stepctl, or restarted): check its .json sidecar, whose \"finished\" is false for an incomplete file")
+        }
+        if let error = ended.error {
+            throw CtlFailure("the recording \(started.file) stopped early after \(counted(ended.samples, "sample")) and is incomplete: \(error)")
         }
         if output.json { return printJSON(raw) }
-        print("recorded \(started.file)")
+        print("recorded \(started.file), \(counted(ended.samples, "sample"))")
     }
 }
 

@@ -4,6 +4,32 @@ import Testing
 
 /// Recording and bundling as a field tester uses them: `stepctl record`, `stepctl bundle`.
 @Suite(.serialized) struct FieldTestingTests {
+    /// A capture a full disk cut short was reported "recorded FILE" by `record --wait`, exit 0:
+    /// the client saw only `recording` turn false. The data file's name is taken by a link to
+    /// /dev/full for every second the capture may start in, so its writes fail from the first flush.
+    @Test func recordWaitReportsACaptureAFullDiskCutShort() throws {
+        let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "20"])
+        _ = try agent.connect()
+        let recordings = agent.stateDirectory + "/recordings"
+        try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
+        let names = DateFormatter()
+        names.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        names.timeZone = TimeZone(identifier: "UTC")
+        let now = Date()
+        for second in -5...60 {
+            try FileManager.default.createSymbolicLink(atPath: recordings + "/" + names.string(from: now + Double(second)) + "-full.csv.gz",
+                                                       withDestinationPath: "/dev/full")
+        }
+        let waited = try runTool(AgentProcess.stepctlPath, ["--socket", agent.socketPath, "record", "--minutes", "1", "--label", "full", "--wait"])
+        #expect(waited.status == 1, "\(waited.output) \(waited.error)")
+        #expect(!waited.output.contains("recorded"), "\(waited.output)")
+        #expect(waited.error.contains("stopped early after") && waited.error.contains("is incomplete"), "\(waited.error)")
+        #expect(waited.error.contains("No space left on device") && waited.error.contains("free space"), "\(waited.error)")
+        let status = try agent.waitForStatus { _ in true }
+        #expect(status.value(atPath: "last_recording.error")?.stringValue?.contains("ENOSPC") == true, "\(status.jsonText)")
+        #expect(agent.terminate() == 0)
+    }
+
     @Test func bundleOfATenMinuteSimulatedRunHoldsTheAgentsFilesOnly() throws {
         // About 10 simulated minutes of walking at 20x, counted in samples, not waited for in seconds.
         let agent = try AgentProcess(arguments: ["--simulate", AgentProcess.fixture, "--replay-speed", "20"])

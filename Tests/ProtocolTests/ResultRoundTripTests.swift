@@ -16,13 +16,20 @@ import Testing
     let totals = [SourceTotal(source: "device:watch-1", steps: 1500, distanceMeters: 1100.5), SourceTotal(source: "app:phone", steps: 400, distanceMeters: 0)]
 
     @Test func status() throws {
-        let text = #"{"protocol_version":2,"version":"0.1.0","uptime_s":3600.25,"board":{"name":"pi","file":"/etc/stepd/board.toml"},"sensor":{"model":"lis3dh","address":25,"bus":"/dev/i2c-1","health":"degraded","samples":1200,"errors":3,"overflows":1,"reinits":2,"rate_hz":50.01,"delivered_hz":39.9,"last_error":"EREMOTEIO"},"capabilities":{"step_counting":true,"distance":true,"cadence":false,"pace":true,"floors":false,"activity":true},"steps":{"today":5230,"since_start":1800},"activity":{"type":"running","confidence":"medium","start":1763803650.5},"ledger":{"health":"degraded","records":120,"unsaved_steps":12,"last_checkpoint":null,"backlog_records":7,"message":"cannot write 2026-11-23.steps: No space left on device (ENOSPC)"},"clients":3,"recording":true,"sensor_description":"/dev/i2c-1","replay_speed":1,"state_directory":"/var/lib/stepd","time_zone":"Europe/Berlin"}"#
+        let text = #"{"protocol_version":2,"version":"0.1.0","uptime_s":3600.25,"board":{"name":"pi","file":"/etc/stepd/board.toml"},"sensor":{"model":"lis3dh","address":25,"bus":"/dev/i2c-1","health":"degraded","samples":1200,"errors":3,"overflows":1,"reinits":2,"rate_hz":50.01,"delivered_hz":39.9,"last_error":"EREMOTEIO"},"capabilities":{"step_counting":true,"distance":true,"cadence":false,"pace":true,"floors":false,"activity":true},"steps":{"today":5230,"since_start":1800},"activity":{"type":"running","confidence":"medium","start":1763803650.5},"ledger":{"health":"degraded","records":120,"unsaved_steps":12,"last_checkpoint":null,"backlog_records":7,"message":"cannot write 2026-11-23.steps: No space left on device (ENOSPC)"},"clients":3,"recording":true,"sensor_description":"/dev/i2c-1","replay_speed":1,"state_directory":"/var/lib/stepd","time_zone":"Europe/Berlin","last_recording":{"file":"/var/lib/stepd/recordings/r.csv.gz","samples":4800,"error":"write failed: No space left on device (ENOSPC)"}}"#
         let status = try StatusResult(json: JSONParser.parse(text))
         #expect(status.details?.stateDirectory == "/var/lib/stepd" && status.sensor.lastError == "EREMOTEIO")
         #expect(status.details?.timeZone == "Europe/Berlin")
+        #expect(status.details?.lastRecording == RecordingOutcome(file: "/var/lib/stepd/recordings/r.csv.gz", samples: 4800,
+                                                                   error: "write failed: No space left on device (ENOSPC)"))
+        // A capture that ended whole says error null; an agent from before last_recording does not say.
+        let whole = text.replacing(#""write failed: No space left on device (ENOSPC)""#, with: "null")
+        #expect(try StatusResult(json: JSONParser.parse(whole)).details?.lastRecording?.error == nil)
+        let beforeMember = text.replacing(#/,"last_recording":\{[^}]*\}/#, with: "")
+        #expect(try StatusResult(json: JSONParser.parse(beforeMember)).details?.lastRecording == nil)
         // An agent without a zone name says null; one from before time_zone does not say.
         for older in [text.replacing(#""Europe/Berlin""#, with: "null"),
-                      text.replacing(#","time_zone":"Europe/Berlin""#, with: "")] {
+                      text.replacing(#""time_zone":"Europe/Berlin","#, with: "")] {
             let decoded = try StatusResult(json: JSONParser.parse(older))
             #expect(decoded.details?.stateDirectory == "/var/lib/stepd" && decoded.details?.timeZone == nil)
         }

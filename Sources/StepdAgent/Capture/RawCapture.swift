@@ -2,6 +2,7 @@ import CivilTime
 import POSIXLayer
 import Recordings
 import StepJSON
+import StepProtocol
 import StepdModel
 
 /// Raw sample capture for field testers (`recording.start` / `stepctl record`): the samples the
@@ -30,6 +31,10 @@ final class RawCapture {
     let maxBytes: Int
     private let logger: EventLogger
     private var active: Active?
+    /// How the last capture ended, for `status` (`last_recording`): a client that waited for the
+    /// capture to end saw only `recording` turn false, and `stepctl record --wait` said
+    /// "recorded" over a file a full disk had cut short.
+    private(set) var lastOutcome: RecordingOutcome?
 
     init(directory: String, maxBytes: Int, logger: EventLogger) {
         self.directory = directory
@@ -80,6 +85,7 @@ final class RawCapture {
         }
         active = Active(writer: writer, baseName: baseName, metadata: metadata, startedWall: wallNow,
                         firstSampleTime: nil, deadline: monotonicNow + minutes * 60)
+        lastOutcome = nil
         // A sidecar that cannot be written (a full disk) means a data file that cannot be either:
         // the start was answered with the file, and `stepctl record --wait` said "recorded" over
         // an empty file with no sidecar.
@@ -107,7 +113,7 @@ final class RawCapture {
             // The error names the file. The stream cannot be finished after a failed write (a
             // second error line saying so adds nothing), and the sidecar says it is incomplete.
             logger.error("recording stopped: \(error)")
-            stop(reason: "write failed", failure: "\(error)")
+            stop(reason: "write failed", failure: "\(error); the file is cut short: free space (or fix the disk) under \(directory) and record again")
         }
     }
 
@@ -128,6 +134,7 @@ final class RawCapture {
             problem = problem ?? "\(error)"
         }
         writeSidecar(finished: problem == nil, error: problem)
+        lastOutcome = RecordingOutcome(file: file, samples: current.writer.samplesWritten, error: problem)
         active = nil
         logger.info("recording stopped (\(reason)): \(file), \(current.writer.samplesWritten) samples")
         enforceCap()
