@@ -2,6 +2,7 @@ import Foundation
 import Boards
 import ChipEmulation
 import MotionCore
+import Recordings
 @testable import SensorChips
 import Testing
 import StepJSON
@@ -382,6 +383,47 @@ final class CollectedLog: @unchecked Sendable {
         let sidecar = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: base + ".json"))))
         #expect(sidecar["finished"] == false)
         #expect(sidecar["error"]?.stringValue?.contains("ENOSPC") == true, "\(sidecar.jsonText)")
+    }
+}
+
+extension RawCaptureTests {
+    /// The recordings cap was enforced only when a capture started and stopped, so a long capture
+    /// grew past --recordings-max-mb. Now the oldest recordings make room while it runs, and a
+    /// capture that alone would pass the cap stops there, saying why.
+    @Test func aCaptureThatWouldPassTheCapStopsThere() throws {
+        let directory = try makeTemporaryDirectory("stepd-capture")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let old = directory + "/20000101T000000Z-old"
+        try Data(count: 300_000).write(to: URL(fileURLWithPath: old + ".csv.gz"))
+        try Data("{}\n".utf8).write(to: URL(fileURLWithPath: old + ".json"))
+        let cap = 1_048_576
+        let log = CollectedLog()
+        let capture = RawCapture(directory: directory, maxBytes: cap, logger: log.logger)
+        let metadata = RawCapture.Metadata(board: "test", chip: "mpu6050", rateHz: 40, label: "long", agentVersion: "0")
+        let file = try capture.start(minutes: 60, label: "long", metadata: metadata, monotonicNow: 0, wallNow: 1_795_519_845)
+        var random = SystemRandomNumberGenerator()
+        for second in 0..<3600 where capture.isRecording {
+            capture.append((0..<40).map { index in
+                AccelSample(t: Double(second) + Double(index) / 40, x: .random(in: -2...2, using: &random),
+                            y: .random(in: -2...2, using: &random), z: .random(in: -2...2, using: &random))
+            })
+        }
+        #expect(!capture.isRecording, "the capture ran on past the cap")
+        #expect(!FileManager.default.fileExists(atPath: old + ".csv.gz") && !FileManager.default.fileExists(atPath: old + ".json"),
+                "the older recording makes room first")
+        let sizes = try FileManager.default.contentsOfDirectory(atPath: directory).map { name in
+            (try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int) ?? 0
+        }
+        #expect(sizes.reduce(0, +) <= cap, "\(sizes)")
+        #expect(sizes.reduce(0, +) > cap / 2, "stopped long before the cap: \(sizes)")
+        let outcome = try #require(capture.lastOutcome)
+        #expect(outcome.file == file && outcome.samples > 10_000)
+        #expect(outcome.error?.contains("cap of 1 MB (stepd --recordings-max-mb)") == true, "\(String(describing: outcome.error))")
+        #expect(log.lines.contains { $0.0 == .warning && $0.1.contains("would pass the recordings cap of 1 MB") }, "\(log.lines)")
+        let sidecar = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: String(file.dropLast(7)) + ".json"))))
+        #expect(sidecar["finished"] == false && sidecar["error"]?.stringValue?.contains("cap") == true, "\(sidecar.jsonText)")
+        // The file itself is whole: it was finished, not cut off by a failed write.
+        #expect(try RecordingReader.read(path: file).count == outcome.samples)
     }
 }
 

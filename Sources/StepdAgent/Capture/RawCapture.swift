@@ -8,7 +8,7 @@ import StepdModel
 /// Raw sample capture for field testers (`recording.start` / `stepctl record`): the samples the
 /// detector sees, in the shared `t,x,y,z` gzip format, with a JSON sidecar that says where they
 /// came from. Runs beside normal counting; the directory is kept under a size cap by deleting the
-/// oldest recordings first.
+/// oldest recordings first, while a capture runs too; a capture that alone would pass the cap stops.
 final class RawCapture {
     struct Metadata {
         var board: String
@@ -25,7 +25,14 @@ final class RawCapture {
         var startedWall: Double
         var firstSampleTime: Double?
         var deadline: Double
+        /// The directory's other files (older recordings, this capture's sidecar), measured when
+        /// the capture started and whenever the cap made room since.
+        var otherFilesBytes: Int
     }
+
+    /// Room kept below the cap for what the data file does not show yet: zlib's buffered output,
+    /// and the sidecar's last rewrite.
+    static let unflushedAllowance = 64 * 1024
 
     let directory: String
     let maxBytes: Int
@@ -84,7 +91,7 @@ final class RawCapture {
             throw .cannotCreate(path, .ioError)
         }
         active = Active(writer: writer, baseName: baseName, metadata: metadata, startedWall: wallNow,
-                        firstSampleTime: nil, deadline: monotonicNow + minutes * 60)
+                        firstSampleTime: nil, deadline: monotonicNow + minutes * 60, otherFilesBytes: 0)
         lastOutcome = nil
         // A sidecar that cannot be written (a full disk) means a data file that cannot be either:
         // the start was answered with the file, and `stepctl record --wait` said "recorded" over
@@ -95,6 +102,9 @@ final class RawCapture {
             try? FileSystem.remove(path)
             throw .cannotCreate(directory + "/" + baseName + ".json", error)
         }
+        // Measured again now that the sidecar exists (the call before the files were made freed
+        // room for them): what the capture's growth is checked against in `keepUnderCap`.
+        active?.otherFilesBytes = enforceCap() - ((try? FileSystem.fileSize(path)) ?? 0)
         logger.info("recording started: \(path) for \(minutes) min")
         return path
     }
@@ -114,7 +124,27 @@ final class RawCapture {
             // second error line saying so adds nothing), and the sidecar says it is incomplete.
             logger.error("recording stopped: \(error)")
             stop(reason: "write failed", failure: "\(error); the file is cut short: free space (or fix the disk) under \(directory) and record again")
+            return
         }
+        keepUnderCap()
+    }
+
+    /// The cap while the capture grows: the oldest finished recordings go first, as when a capture
+    /// starts or stops, and a capture that alone would pass the cap stops there. It was enforced
+    /// only at start and stop, so a long capture ran past --recordings-max-mb.
+    private func keepUnderCap() {
+        guard let current = active, let file = currentFile else { return }
+        let written = (try? FileSystem.fileSize(file)) ?? 0
+        guard current.otherFilesBytes + written + Self.unflushedAllowance > maxBytes else { return }
+        let total = enforceCap(reserving: Self.unflushedAllowance)
+        active?.otherFilesBytes = total - written
+        guard total + Self.unflushedAllowance > maxBytes else { return }
+        let megabytes = maxBytes / 1_048_576
+        logger.warning("recording \(file) would pass the recordings cap of \(megabytes) MB (--recordings-max-mb); stopping it")
+        stop(reason: "recordings cap reached", failure: """
+            the recordings directory would pass its cap of \(megabytes) MB (stepd --recordings-max-mb), so the capture ends here: \
+            raise the cap or record for fewer minutes
+            """)
     }
 
     func expireIfDue(monotonicNow: Double) {
@@ -172,11 +202,12 @@ final class RawCapture {
     }
 
     /// Deletes the oldest finished recordings (data file and sidecar together) until the
-    /// directory fits `maxBytes`.
-    private func enforceCap() {
+    /// directory fits `maxBytes` with `reserve` bytes to spare. Returns the bytes left in it.
+    @discardableResult
+    private func enforceCap(reserving reserve: Int = 0) -> Int {
         let files = (try? FileSystem.listFiles(directory)) ?? []
         var total = files.reduce(0) { $0 + $1.size }
-        guard total > maxBytes else { return }
+        guard total + reserve > maxBytes else { return total }
         let activeBase = active?.baseName
         var groups: [String: Int] = [:]
         for file in files {
@@ -185,11 +216,12 @@ final class RawCapture {
             groups[base, default: 0] += file.size
         }
         // Names start with a UTC timestamp, so name order is age order.
-        for base in groups.keys.sorted() where total > maxBytes && base != activeBase {
+        for base in groups.keys.sorted() where total + reserve > maxBytes && base != activeBase {
             try? FileSystem.remove(directory + "/" + base + ".csv.gz")
             try? FileSystem.remove(directory + "/" + base + ".json")
             total -= groups[base] ?? 0
             logger.info("recordings over \(maxBytes / 1_048_576) MB: deleted the oldest, \(base)")
         }
+        return total
     }
 }

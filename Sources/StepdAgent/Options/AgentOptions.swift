@@ -138,7 +138,7 @@ public struct AgentOptions: Sendable, Equatable {
         .option("--ledger-max-mb", "N", "Disk cap for ledger files (default 64).") {
             $0.ledgerMaxMegabytes = try $1.whole(in: 1...1_000_000)
         },
-        .option("--recordings-max-mb", "N", "Disk cap for raw recordings (default 256).") {
+        .option("--recordings-max-mb", "N", "Disk cap for raw recordings (default 256); the oldest go first, and a capture that alone reaches it stops.") {
             $0.recordingsMaxMegabytes = try $1.whole(in: 1...1_000_000)
         },
         .toggle("--check", "Validate the board file or recording, print what would run, and exit.") {
