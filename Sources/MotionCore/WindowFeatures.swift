@@ -119,6 +119,21 @@ struct WindowFeatures: Sendable {
         return true
     }
 
+    /// Before the first window since the last reset: how many samples are held and their mean
+    /// vector (the level a device resting after them would read); nil once a window was computed.
+    var beforeFirstWindow: (samples: Int, x: Double, y: Double, z: Double)? {
+        guard filled < Self.windowLength, filled > 0 else { return nil }
+        let first = (write - filled + Self.capacity) & (Self.capacity - 1)
+        var x = 0.0, y = 0.0, z = 0.0
+        for k in first..<(first + filled) {
+            x += ring[Self.xAt + k]
+            y += ring[Self.yAt + k]
+            z += ring[Self.zAt + k]
+        }
+        let n = Double(filled)
+        return (filled, x / n, y / n, z / n)
+    }
+
     /// Index of the window's oldest sample: the k-th is at `windowStart + k` (the sample arrays
     /// hold the ring twice over, so the window never wraps).
     private var windowStart: Int { (write - Self.windowLength + Self.capacity) & (Self.capacity - 1) }

@@ -8,7 +8,8 @@ import ToolSupport
 /// count alone, never from the engine's steps: every protocol and every engine version runs on
 /// the same copies of the same walks, and a magnitude-only walk stays magnitude-only.
 /// - bouts: 10 and 20 native step periods of movement (the walk's true count over its moving
-///   seconds) cut out at 1/5 .. 4/5 of its moving time, with 15 s of a still device before and after;
+///   seconds) cut out at 1/5 .. 4/5 of its moving time, with 15 s of a still device before and after,
+///   after daily life, and alone (a clip of just the bout);
 /// - tempo: each walk as recorded at ~60, ~80, ~150 and ~180 steps/min (time-scaled from that native
 ///   cadence, its movement scaled with the tempo, at its device's own rate at four sampling phases),
 ///   scored against its true count; the timestamps-only copies of earlier rounds on one line beside;
@@ -38,6 +39,29 @@ struct GaitBench {
             }
         }
         return (expected == 0 ? 0 : 100 * Double(counted) / Double(expected), over, bouts)
+    }
+
+    /// The `size`-step cuts of `bouts` as recordings of their own (time from 0, nothing before or
+    /// after: a clip of just the walk): percent of their steps counted, and the same for the cuts
+    /// shorter than one classifier window, which never reach a window of their own.
+    static func boutsAlone(_ walks: [Walk], size: Int) -> (counted: Double, bouts: Int, short: (counted: Double, bouts: Int)) {
+        var counted = 0, bouts = 0, shortCounted = 0, shortBouts = 0
+        let window = FeatureWindow.seconds
+        for walk in walks {
+            for cut in GaitSegments.boutCuts(walk.samples, truth: walk.truth, size: size) {
+                guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
+                let clip = cut.map { AccelSample(t: $0.t - t0, x: $0.x, y: $0.y, z: $0.z) }
+                let n = min(RecordingAnalysis.run(clip, configuration: walk.configuration).steps, size)
+                counted += n
+                bouts += 1
+                if t1 - t0 < window {
+                    shortCounted += n
+                    shortBouts += 1
+                }
+            }
+        }
+        func percent(_ steps: Int, _ bouts: Int) -> Double { bouts == 0 ? 0 : 100 * Double(steps) / Double(bouts * size) }
+        return (percent(counted, bouts), bouts, (percent(shortCounted, shortBouts), shortBouts))
     }
 
     /// The device and norm a recording's daily-life padding must share: the rieck files by their
@@ -160,6 +184,13 @@ struct GaitBench {
             let b = bouts(walks, size: size)
             print(column("\(size)-step bouts: steps counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
                 + "(\(b.bouts) bouts, \(b.over) steps over)")
+        }
+        // Round 17: a clip of just the bout. Those shorter than the classifier's 5 s window are
+        // never judged (the engine has no window to read them by).
+        for size in [10, 20] {
+            let b = boutsAlone(walks, size: size)
+            print(column("\(size)-step bouts recorded alone: counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
+                + "(\(b.bouts) clips; the \(b.short.bouts) shorter than a window: \(fixedDecimal(b.short.counted, 1)) %)")
         }
         for size in [10, 20] {
             let bySource = boutsAfterDailyLife(walks, size: size, daily: daily)

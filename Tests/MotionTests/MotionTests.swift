@@ -284,6 +284,79 @@ private func cut(_ samples: [AccelSample], from: Double, to: Double, offset: Dou
     }
 }
 
+/// Input shorter than one 5 s window (`MotionEngine.settleShortInput`, round 17): a clip of just a
+/// few steps is judged as if the device came to rest after it.
+@Suite struct ShortInput {
+    /// 4.5 s cut out of the middle of the in-hand walk, its time from 0.
+    private func clip(from start: Double) throws -> (clip: [AccelSample], inWalk: Int) {
+        let walk = try load(realWalk)
+        let whole = RecordingAnalysis.run(walk)
+        let inWalk = whole.stepTimes.filter { $0 >= start && $0 < start + 4.5 }.count
+        return (cut(walk, from: start, to: start + 4.5, offset: -start), inWalk)
+    }
+
+    @Test(arguments: [30.0, 60.0, 90.0])
+    func aClipShorterThanAWindowCountsTheStepsInsideIt(start: Double) throws {
+        let (samples, inWalk) = try clip(from: start)
+        let analysis = RecordingAnalysis.run(samples)
+        #expect(inWalk >= 7)
+        // The first step can fall before the band has settled; none is invented.
+        #expect(analysis.steps >= inWalk - 2 && analysis.steps <= inWalk, "\(analysis.steps) of \(inWalk)")
+    }
+
+    @Test func nothingIsCreditedOrStartedAfterTheLastSample() throws {
+        let (samples, _) = try clip(from: 60)
+        let last = try #require(samples.last?.t)
+        var engine = MotionEngine()
+        var times: [Double] = []
+        var changes: [ActivityState] = []
+        for s in samples {
+            if let u = engine.process(s) { times += u.stepTimes }
+        }
+        #expect(times.isEmpty)
+        if let u = engine.finish() {
+            times += u.stepTimes
+            changes += u.activityChange.map { [$0] } ?? []
+        }
+        #expect(!times.isEmpty)
+        #expect(times.allSatisfy { $0 <= last })
+        #expect(changes.allSatisfy { $0.start <= last })
+        #expect(engine.totalSteps == times.count)
+    }
+
+    @Test func aShortStillClipOrRhythmAcrossGravityCountsNothing() {
+        var noise = Noise()
+        let still = (0..<225).map { i in
+            AccelSample(t: Double(i) / 50, x: 0.2 + 0.003 * noise.next(), y: 0.1 + 0.003 * noise.next(), z: 0.97 + 0.003 * noise.next())
+        }
+        #expect(steps(still) == 0)
+        let waving = (0..<225).map { i -> AccelSample in
+            let t = Double(i) / 50
+            return AccelSample(t: t, x: 0.3 * sin(2 * Double.pi * 2 * t) + 0.01 * noise.next(), y: 0.01 * noise.next(), z: 1 + 0.01 * noise.next())
+        }
+        #expect(steps(waving) == 0)
+    }
+
+    /// The |a|-only model tells arm work from a walk by minutes of context a clip lacks: a
+    /// magnitude-only clip is left as before (0), as `settleShortInput` says.
+    @Test func aMagnitudeOnlyClipIsNotSettled() throws {
+        let (samples, _) = try clip(from: 60)
+        let magnitude = samples.map { AccelSample(t: $0.t, x: ($0.x * $0.x + $0.y * $0.y + $0.z * $0.z).squareRoot(), y: 0, z: 0) }
+        #expect(steps(magnitude) == 0)
+    }
+
+    /// Input of a window or more is untouched: its end is judged as before.
+    @Test func inputOfAWindowOrMoreEndsAsBefore() throws {
+        let walk = try load(realWalk)
+        let long = cut(walk, from: 60, to: 66.5, offset: -60)
+        var engine = MotionEngine()
+        var during = 0
+        for s in long { during += engine.process(s)?.stepTimes.count ?? 0 }
+        #expect((engine.finish()?.stepTimes.count ?? 0) == 0)
+        #expect(during == engine.totalSteps)
+    }
+}
+
 @Suite struct ClassicReference {
     @Test func countsTreadPointsOfASyntheticWalk() {
         var classic = ClassicPedometer()
