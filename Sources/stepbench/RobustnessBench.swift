@@ -52,6 +52,9 @@ struct RobustnessBenchCommand: ParsableCommand {
         .rotation, .magnitudeWatch(norm: watchNorm, gain: watchGain),
         // The agent's own rate (`stepd` polls at 40 Hz), last so that every row above keeps its draws.
         .resample(rate: 40, jitter: jitter),
+        // Round 17: a +-2 g converter (both chips' power-on range, and many watches'): a jog's,
+        // a pocket's or a swinging arm's peaks above 2 g clip. Last again, for the same reason.
+        .quantise(bits: 12, range: 2),
     ] }
 
     func run() throws {
