@@ -171,7 +171,7 @@ public struct MotionEngine: Sendable {
     /// 0 false steps on three axes, 121 on the magnitude-only ones).
     private mutating func settleShortInput() {
         guard lastBin != .min, let held = features.beforeFirstWindow,
-              Double(held.samples) >= Self.shortInputMinimum * Self.internalRate, !(held.y == 0 && held.z == 0) else { return }
+              Double(held.samples) >= Self.shortInputMinimum * Self.internalRate, !held.magnitudeOnly else { return }
         let end = (Double(lastBin) + 0.5) / Self.internalRate
         var change = pendingChange
         let restBins = Int64(WindowFeatures.windowLength - held.samples) + Int64(Self.shortInputSettle * Self.internalRate)
