@@ -54,6 +54,8 @@ public struct MotionEngine: Sendable {
     private var gate: StepGate
     private var classifier: ActivityClassifier
     private var started = false
+    /// Whether a window was computed since the start or the last gap (`settleShortInput`).
+    private var windowSinceRestart = false
     private var features = WindowFeatures()
     /// Only for `stepctl features`: every window's vector is kept here when set.
     var recordedWindows: [FeatureWindow]?
@@ -170,13 +172,16 @@ public struct MotionEngine: Sendable {
     /// context a clip does not have (the non-walking recordings cut into 3 and 4.5 s clips:
     /// 0 false steps on three axes, 121 on the magnitude-only ones).
     private mutating func settleShortInput() {
-        guard lastBin != .min, let held = features.beforeFirstWindow,
-              Double(held.samples) >= Self.shortInputMinimum * Self.internalRate, !held.magnitudeOnly else { return }
+        // The gate's ring holds every sample since the start or the last gap (up to 12 s).
+        let held = gate.recentSamples.count
+        guard lastBin != .min, !windowSinceRestart, Double(held) >= Self.shortInputMinimum * Self.internalRate,
+              held < WindowFeatures.windowLength, !gate.recentSamples.isMagnitudeOnly(held) else { return }
+        let rest = gate.recentSamples.mean(of: held)
         let end = (Double(lastBin) + 0.5) / Self.internalRate
         var change = pendingChange
-        let restBins = Int64(WindowFeatures.windowLength - held.samples) + Int64(Self.shortInputSettle * Self.internalRate)
+        let restBins = Int64(WindowFeatures.windowLength - held) + Int64(Self.shortInputSettle * Self.internalRate)
         for k in 1...restBins {
-            consume(x: held.x, y: held.y, z: held.z, at: (Double(lastBin + k) + 0.5) / Self.internalRate)
+            consume(x: rest.x, y: rest.y, z: rest.z, at: (Double(lastBin + k) + 0.5) / Self.internalRate)
             if let next = pendingChange, next.start <= end { change = next }
         }
         pendingChange = change
@@ -184,6 +189,7 @@ public struct MotionEngine: Sendable {
     }
 
     private mutating func restartDetector() {
+        windowSinceRestart = false
         narrowBand.reset()
         wideBand.reset()
         tempo.reset()
@@ -243,6 +249,7 @@ public struct MotionEngine: Sendable {
         gate.advance(to: t)
         gate.noteSample(x: x, y: y, z: z, magnitude: magnitude, at: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: narrow.band, at: t) else { return }
+        windowSinceRestart = true
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }

@@ -65,4 +65,13 @@ struct SampleRing: Sendable {
         let n = Double(span)
         return (gx / n, gy / n, gz / n)
     }
+
+    /// Whether the newest `span` samples are magnitude-only (y and z exactly zero throughout, as
+    /// `WindowFeatures` flags a window).
+    func isMagnitudeOnly(_ span: Int) -> Bool {
+        (0..<span).allSatisfy { back in
+            let s = sample(back)
+            return s.y == 0 && s.z == 0
+        }
+    }
 }

@@ -119,25 +119,6 @@ struct WindowFeatures: Sendable {
         return true
     }
 
-    /// Before the first window since the last reset: how many samples are held, their mean
-    /// vector (the level a device resting after them would read) and whether they are
-    /// magnitude-only (y and z exactly zero throughout, as a window is flagged); nil once a
-    /// window was computed.
-    var beforeFirstWindow: (samples: Int, x: Double, y: Double, z: Double, magnitudeOnly: Bool)? {
-        guard filled < Self.windowLength, filled > 0 else { return nil }
-        let first = (write - filled + Self.capacity) & (Self.capacity - 1)
-        var x = 0.0, y = 0.0, z = 0.0
-        var magnitudeOnly = true
-        for k in first..<(first + filled) {
-            x += ring[Self.xAt + k]
-            y += ring[Self.yAt + k]
-            z += ring[Self.zAt + k]
-            if ring[Self.yAt + k] != 0 || ring[Self.zAt + k] != 0 { magnitudeOnly = false }
-        }
-        let n = Double(filled)
-        return (filled, x / n, y / n, z / n, magnitudeOnly)
-    }
-
     /// Index of the window's oldest sample: the k-th is at `windowStart + k` (the sample arrays
     /// hold the ring twice over, so the window never wraps).
     private var windowStart: Int { (write - Self.windowLength + Self.capacity) & (Self.capacity - 1) }
