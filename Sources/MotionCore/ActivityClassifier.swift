@@ -373,6 +373,7 @@ struct ActivityClassifier: Sendable {
 
     private mutating func decideWindow(_ window: Window, gait: Gait) -> ActivityState? {
         defer { if state.kind == .automotive { lastVehicleTime = window.end } }
+        let firstOfInput = fresh
         if fresh {
             streakClass = -1
             automotiveWindows = 0
@@ -409,19 +410,24 @@ struct ActivityClassifier: Sendable {
         let t = window.end
         // The evidence for a class starts in the middle of the first window that showed it.
         let windowMiddle = t - Double(WindowFeatures.windowLength) / 2 / WindowFeatures.rate
+        // The first window of the input (or after a gap) follows nothing: no change inside it to
+        // place, so its class holds from the window's start (a still clip was unknown for its
+        // first 2.5 s, 8 % of a 32 s clip). Not a walk or a run: those start at their first step.
+        let leadIsGait = MotionModel.classes[best] == .walking || MotionModel.classes[best] == .running
+        let evidenceStart = firstOfInput && !leadIsGait ? max(t - Double(WindowFeatures.windowLength) / WindowFeatures.rate, state.start) : windowMiddle
         let previousLead = streakClass
         if best == streakClass {
             streakWindows += 1
         } else {
             streakClass = best
-            streakStart = windowMiddle
+            streakStart = evidenceStart
             streakWindows = 1
         }
         let kind = MotionModel.classes[best]
         let confidence = Self.confidence(of: p)
 
         if kind == .automotive || restingTilt {
-            if automotiveWindows == 0 { automotiveStart = windowMiddle }
+            if automotiveWindows == 0 { automotiveStart = evidenceStart }
             automotiveWindows += 1
             automotiveEvidence.note(t)
         } else if automotiveWindows > 0 {

@@ -58,7 +58,26 @@ import Testing
         #expect(run.state.kind != .automotive, sourceLocation: sourceLocation)
         run.feed(.automotive, windows: more)
         #expect(run.state.kind == .automotive, sourceLocation: sourceLocation)
-        #expect(run.state.start == 2.5, sourceLocation: sourceLocation)
+        #expect(run.state.start == 0, sourceLocation: sourceLocation)
+    }
+
+    /// The input's first window follows nothing, so the class it shows holds from its start; a
+    /// class that leads later starts in the middle of its first window (the change lies inside
+    /// it); a walk starts at its first step either way.
+    @Test func theInputsFirstWindowHoldsFromItsStart() {
+        var still = Run()
+        still.feed(.stationary, windows: 3)
+        #expect(still.state.kind == .stationary)
+        #expect(still.state.start == 0)
+        var later = Run()
+        later.feed(.unknown, windows: 4)
+        later.feed(.stationary, windows: 3)
+        #expect(later.state.kind == .stationary)
+        #expect(later.state.start == 9 - 2.5)
+        var walk = Run()
+        walk.feed(.walking, windows: 2, runStart: 1.2)
+        #expect(walk.state.kind == .walking)
+        #expect(walk.state.start == 1.2)
     }
 
     @Test func automotiveEvidenceIsHeldAcrossAStop() {
@@ -70,9 +89,9 @@ import Testing
         #expect(run.state.kind == .stationary)
         run.feed(.automotive, windows: 15)
         #expect(run.state.kind == .automotive)
-        #expect(run.state.start == 2.5)
+        #expect(run.state.start == 0)
         let analysis = RecordingAnalysis.segments(from: run.changes, first: 0, last: run.end)
-        #expect(analysis.map(\.kind) == [.unknown, .automotive])
+        #expect(analysis.map(\.kind) == [.automotive])
     }
 
     @Test func automotiveOnsetNeedsThirtyAutomotiveWindows() {
@@ -327,7 +346,7 @@ import Testing
         var held = Run()
         held.feed(.unknown, windows: 3, steadyHand: true)
         #expect(held.state.kind == .stationary)
-        #expect(held.state.start == 2.5)
+        #expect(held.state.start == 0)
         // Unknown without the steady hand stays unknown.
         var moving = Run()
         moving.feed(.unknown, windows: 10)

@@ -75,8 +75,8 @@ import StepdModel
     @Test func aLoneUnknownUnderAnOpenRoadHoldsTheDrive() {
         let state = drive(roadOpen: true)
         #expect(state.kind == .automotive)
-        // Backdated to the middle of the first automotive window.
-        #expect(state.start == 2.5)
+        // Backdated to its first automotive window, the input's first: from that window's start.
+        #expect(state.start == 0)
     }
 
     @Test func withoutTheRoadTwoInARowOrOnMagnitudeAloneItResets() {

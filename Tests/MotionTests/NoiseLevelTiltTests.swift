@@ -42,7 +42,7 @@ import Testing
         var held = ClassifierRun()
         held.feed(.automotive, windows: 5, noiseLevelTilt: true)
         #expect(held.classifier.state.kind == .stationary)
-        #expect(held.classifier.state.start == 2.5)
+        #expect(held.classifier.state.start == 0)
         // Without the tilt the model's lead stands: 5 automotive windows are no state yet.
         var led = ClassifierRun()
         led.feed(.automotive, windows: 5)
@@ -57,7 +57,7 @@ import Testing
         #expect(drive.classifier.state.kind == .stationary)
         drive.feed(.automotive, windows: 10)
         #expect(drive.classifier.state.kind == .automotive)
-        #expect(drive.classifier.state.start == 2.5)
+        #expect(drive.classifier.state.start == 0)
         // All 30 at the noise: the 30th is the model's car.
         var smooth = ClassifierRun()
         smooth.feed(.automotive, windows: 30, noiseLevelTilt: true)

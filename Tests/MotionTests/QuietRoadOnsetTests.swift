@@ -38,7 +38,7 @@ import StepdModel
         let state = drive(sensorNoise: 0.022, roadOpen: true)
         #expect(state.kind == .automotive)
         // Backdated to the middle of the first automotive window.
-        #expect(state.start == 2.5)
+        #expect(state.start == 0)
     }
 
     /// Without the open road the onset still needs its road windows.

@@ -36,7 +36,7 @@ import Testing
         var held = ClassifierRun()
         held.feed(.unknown, windows: 3, quietTilt: true)
         #expect(held.classifier.state.kind == .stationary)
-        #expect(held.classifier.state.start == 2.5)
+        #expect(held.classifier.state.start == 0)
         // An automotive lead stays the model's.
         var drive = ClassifierRun()
         drive.feed(.automotive, windows: 30, quietTilt: true)

@@ -28,7 +28,7 @@ import StepdModel
         let drive = steering(roadOpen: true)
         #expect(drive.kind == .automotive)
         // Backdated to the middle of the first automotive window.
-        #expect(drive.start == 2.5)
+        #expect(drive.start == 0)
     }
 
     @Test func withoutTheRoadOrWithStepsWalkingStillResets() {
