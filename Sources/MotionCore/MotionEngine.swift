@@ -157,7 +157,8 @@ public struct MotionEngine: Sendable {
         return takeUpdate()
     }
 
-    /// Seconds of input (since the last gap) below which `finish` does not judge it at all.
+    /// Seconds of input (since the start or the last gap) below which `finish` leaves short
+    /// input as it is: too little to hold a chain.
     static let shortInputMinimum = 2.0
     /// Seconds of rest `settleShortInput` adds beyond the first window.
     static let shortInputSettle = 5.0
