@@ -54,8 +54,6 @@ public struct MotionEngine: Sendable {
     private var gate: StepGate
     private var classifier: ActivityClassifier
     private var started = false
-    /// Whether a window was computed since the start or the last gap (`settleShortInput`).
-    private var windowSinceRestart = false
     private var features = WindowFeatures()
     /// Only for `stepctl features`: every window's vector is kept here when set.
     var recordedWindows: [FeatureWindow]?
@@ -173,9 +171,10 @@ public struct MotionEngine: Sendable {
     /// context a clip does not have (the non-walking recordings cut into 3 and 4.5 s clips:
     /// 0 false steps on three axes, 121 on the magnitude-only ones).
     private mutating func settleShortInput() {
-        // The gate's ring holds every sample since the start or the last gap (up to 12 s).
+        // The gate's ring holds every sample since the start or the last gap (up to 12 s), and
+        // the first window comes with the `windowLength`-th: fewer held means none came yet.
         let held = gate.recentSamples.count
-        guard lastBin != .min, !windowSinceRestart, Double(held) >= Self.shortInputMinimum * Self.internalRate,
+        guard lastBin != .min, Double(held) >= Self.shortInputMinimum * Self.internalRate,
               held < WindowFeatures.windowLength, !gate.recentSamples.isMagnitudeOnly(held) else { return }
         let rest = gate.recentSamples.mean(of: held)
         let end = (Double(lastBin) + 0.5) / Self.internalRate
@@ -190,7 +189,6 @@ public struct MotionEngine: Sendable {
     }
 
     private mutating func restartDetector() {
-        windowSinceRestart = false
         narrowBand.reset()
         wideBand.reset()
         tempo.reset()
@@ -250,7 +248,6 @@ public struct MotionEngine: Sendable {
         gate.advance(to: t)
         gate.noteSample(x: x, y: y, z: z, magnitude: magnitude, at: t)
         guard features.push(x: x, y: y, z: z, magnitude: magnitude, band: narrow.band, at: t) else { return }
-        windowSinceRestart = true
         if recordedWindows != nil {
             recordedWindows?.append(FeatureWindow(end: t, magnitudeOnly: features.magnitudeOnly, values: features.values))
         }
