@@ -78,6 +78,9 @@ struct ActivityClassifier: Sendable {
         var roadOpen = false
         /// A device tilted slowly within a noisy sensor's own noise (`isNoiseLevelTilt`).
         var noiseLevelTilt = false
+
+        /// Time of the window's first sample.
+        var start: Double { end - Double(WindowFeatures.windowLength) / WindowFeatures.rate }
     }
 
     /// What the hysteresis reads of the step gate (where a walk started, its last step).
@@ -365,8 +368,7 @@ struct ActivityClassifier: Sendable {
         // clips: 72 % automotive once stepless walking leads no longer leave vehicles).
         var afterGap: ActivityState?
         if fresh && state.kind == .automotive {
-            let windowStart = window.end - Double(WindowFeatures.windowLength) / WindowFeatures.rate
-            afterGap = change(to: ActivityState(kind: .unknown, confidence: .low, start: max(windowStart, state.start)))
+            afterGap = change(to: ActivityState(kind: .unknown, confidence: .low, start: max(window.start, state.start)))
         }
         return decideWindow(window, gait: gait) ?? afterGap
     }
@@ -414,7 +416,7 @@ struct ActivityClassifier: Sendable {
         // place, so its class holds from the window's start (a still clip was unknown for its
         // first 2.5 s, 8 % of a 32 s clip). Not a walk or a run: those start at their first step.
         let leadIsGait = MotionModel.classes[best] == .walking || MotionModel.classes[best] == .running
-        let evidenceStart = firstOfInput && !leadIsGait ? max(t - Double(WindowFeatures.windowLength) / WindowFeatures.rate, state.start) : windowMiddle
+        let evidenceStart = firstOfInput && !leadIsGait ? max(window.start, state.start) : windowMiddle
         let previousLead = streakClass
         if best == streakClass {
             streakWindows += 1
