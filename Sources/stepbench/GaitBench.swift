@@ -26,45 +26,54 @@ struct GaitBench {
         var configuration: MotionConfiguration
     }
 
-    /// Percent of the steps of `size`-step bouts counted (and over-counted steps).
-    static func bouts(_ walks: [Walk], size: Int) -> (counted: Double, over: Int, bouts: Int) {
+    /// What the engine counted of a set of bouts: each bout's steps up to its size count, the rest
+    /// are over.
+    struct BoutTally {
         var expected = 0, counted = 0, over = 0, bouts = 0
+        var percent: Double { expected == 0 ? 0 : 100 * Double(counted) / Double(expected) }
+
+        /// One `size`-step bout in which the engine counted `steps`.
+        mutating func note(steps: Int, size: Int) {
+            expected += size
+            counted += min(steps, size)
+            over += max(steps - size, 0)
+            bouts += 1
+        }
+
+        mutating func add(_ other: BoutTally) {
+            expected += other.expected
+            counted += other.counted
+            over += other.over
+            bouts += other.bouts
+        }
+    }
+
+    /// The `size`-step bouts with a still device around them.
+    static func bouts(_ walks: [Walk], size: Int) -> BoutTally {
+        var tally = BoutTally()
         for walk in walks {
             for bout in GaitSegments.bouts(walk.samples, truth: walk.truth, size: size) {
-                let n = RecordingAnalysis.run(bout, configuration: walk.configuration).steps
-                expected += size
-                counted += min(n, size)
-                over += max(n - size, 0)
-                bouts += 1
+                tally.note(steps: RecordingAnalysis.run(bout, configuration: walk.configuration).steps, size: size)
             }
         }
-        return (expected == 0 ? 0 : 100 * Double(counted) / Double(expected), over, bouts)
+        return tally
     }
 
     /// The `size`-step cuts of `bouts` as recordings of their own (time from 0, nothing before or
-    /// after: a clip of just the walk): percent of their steps counted (and over-counted steps),
-    /// and the percent for the cuts shorter than one classifier window, which the engine judges
-    /// only at the end of its input (`MotionEngine.settleShortInput`).
-    static func boutsAlone(_ walks: [Walk], size: Int) -> (counted: Double, over: Int, bouts: Int, short: (counted: Double, bouts: Int)) {
-        var counted = 0, over = 0, bouts = 0, shortCounted = 0, shortBouts = 0
-        let window = FeatureWindow.seconds
+    /// after: a clip of just the walk), all of them and those shorter than one classifier window,
+    /// which the engine judges only at the end of its input (`MotionEngine.settleShortInput`).
+    static func boutsAlone(_ walks: [Walk], size: Int) -> (all: BoutTally, short: BoutTally) {
+        var all = BoutTally(), short = BoutTally()
         for walk in walks {
             for cut in GaitSegments.boutCuts(walk.samples, truth: walk.truth, size: size) {
                 guard let t0 = cut.first?.t, let t1 = cut.last?.t else { continue }
                 let clip = cut.map { AccelSample(t: $0.t - t0, x: $0.x, y: $0.y, z: $0.z) }
                 let steps = RecordingAnalysis.run(clip, configuration: walk.configuration).steps
-                let n = min(steps, size)
-                counted += n
-                over += steps - n
-                bouts += 1
-                if t1 - t0 < window {
-                    shortCounted += n
-                    shortBouts += 1
-                }
+                all.note(steps: steps, size: size)
+                if t1 - t0 < FeatureWindow.seconds { short.note(steps: steps, size: size) }
             }
         }
-        func percent(_ steps: Int, _ bouts: Int) -> Double { bouts == 0 ? 0 : 100 * Double(steps) / Double(bouts * size) }
-        return (percent(counted, bouts), over, bouts, (percent(shortCounted, shortBouts), shortBouts))
+        return (all, short)
     }
 
     /// The device and norm a recording's daily-life padding must share: the rieck files by their
@@ -84,17 +93,13 @@ struct GaitBench {
     }
 
     struct DailyBouts {
-        var expected = 0, counted = 0, over = 0, bouts = 0
+        var tally = BoutTally()
         /// False steps of the padding alone (same padding, no bout) and its seconds.
         var paddingSteps = 0, paddingSeconds = 0.0
-        var percent: Double { expected == 0 ? 0 : 100 * Double(counted) / Double(expected) }
 
         /// Adds another source's bouts and padding.
         mutating func add(_ other: DailyBouts) {
-            expected += other.expected
-            counted += other.counted
-            over += other.over
-            bouts += other.bouts
+            tally.add(other.tally)
             paddingSteps += other.paddingSteps
             paddingSeconds += other.paddingSeconds
         }
@@ -113,10 +118,7 @@ struct GaitBench {
                 let n = run.stepTimes.filter { $0 >= bout.boutStart }.count
                 let alone = RecordingAnalysis.run(bout.paddingOnly, configuration: walk.configuration)
                 var r = result[key, default: DailyBouts()]
-                r.expected += size
-                r.counted += min(n, size)
-                r.over += max(n - size, 0)
-                r.bouts += 1
+                r.tally.note(steps: n, size: size)
                 r.paddingSteps += alone.steps
                 r.paddingSeconds += GaitSegments.dailySeconds
                 result[key] = r
@@ -185,29 +187,29 @@ struct GaitBench {
         print("bouts, tempo and holes from segments of the walking files (see GaitBench.swift)")
         for size in [10, 20] {
             let b = bouts(walks, size: size)
-            print(column("\(size)-step bouts: steps counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
+            print(column("\(size)-step bouts: steps counted %", 40) + column(fixedDecimal(b.percent, 1), 8)
                 + "(\(b.bouts) bouts, \(b.over) steps over)")
         }
         // Round 17: a clip of just the bout, the short ones under the classifier's 5 s window.
         for size in [10, 20] {
             let b = boutsAlone(walks, size: size)
-            print(column("\(size)-step bouts recorded alone: counted %", 40) + column(fixedDecimal(b.counted, 1), 8)
-                + "(\(b.bouts) clips, \(b.over) steps over; the \(b.short.bouts) shorter than a window: \(fixedDecimal(b.short.counted, 1)) %)")
+            print(column("\(size)-step bouts recorded alone: counted %", 40) + column(fixedDecimal(b.all.percent, 1), 8)
+                + "(\(b.all.bouts) clips, \(b.all.over) steps over; the \(b.short.bouts) shorter than a window: \(fixedDecimal(b.short.percent, 1)) %)")
         }
         for size in [10, 20] {
             let bySource = boutsAfterDailyLife(walks, size: size, daily: daily)
             var all = DailyBouts()
             for r in bySource.values { all.add(r) }
-            print(column("\(size)-step bouts after daily life: counted %", 40) + column(fixedDecimal(all.percent, 1), 8)
-                + "(\(all.bouts) bouts, \(all.over) steps over; the padding alone: \(all.paddingSteps) false steps in \(fixedDecimal(all.paddingSeconds / 60, 0)) min)")
+            print(column("\(size)-step bouts after daily life: counted %", 40) + column(fixedDecimal(all.tally.percent, 1), 8)
+                + "(\(all.tally.bouts) bouts, \(all.tally.over) steps over; the padding alone: \(all.paddingSteps) false steps in \(fixedDecimal(all.paddingSeconds / 60, 0)) min)")
             var real = DailyBouts()
             for (key, r) in bySource where !(daily[key] ?? []).isEmpty { real.add(r) }
-            print("  " + column("after a real recording (no still pad)", 38) + column(fixedDecimal(real.percent, 1), 8)
-                + "(\(real.bouts) bouts, \(real.over) over)")
+            print("  " + column("after a real recording (no still pad)", 38) + column(fixedDecimal(real.tally.percent, 1), 8)
+                + "(\(real.tally.bouts) bouts, \(real.tally.over) over)")
             for key in bySource.keys.sorted() {
                 guard let r = bySource[key] else { continue }
-                print("  " + column(key, 38) + column(fixedDecimal(r.percent, 1), 8)
-                    + "(\(r.bouts) bouts, \(r.over) over; padding \(r.paddingSteps) false steps; \((daily[key] ?? []).isEmpty ? "still device" : (daily[key] ?? []).map(\.name).joined(separator: " ")))")
+                print("  " + column(key, 38) + column(fixedDecimal(r.tally.percent, 1), 8)
+                    + "(\(r.tally.bouts) bouts, \(r.tally.over) over; padding \(r.paddingSteps) false steps; \((daily[key] ?? []).isEmpty ? "still device" : (daily[key] ?? []).map(\.name).joined(separator: " ")))")
             }
         }
         // ~60 (round 16): the slow end of the 60-180 steps/min the issue asks to count right.
